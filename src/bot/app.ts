@@ -1,0 +1,76 @@
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { connectRedis, type RedisHandle } from "../queue/redis";
+import { openStore, type Store } from "../store/client";
+import { syncDirectory } from "../store/directory";
+import { migrateDatabase } from "../store/migrate";
+import { loadDirectoryFile } from "./config/directory-file";
+import type { HoldfastEnv } from "./config/env";
+import type { HandlerContext } from "./context";
+import { buildHttpServer, type HealthReport } from "./http/server";
+
+export interface HoldfastApp {
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  redis: RedisHandle;
+  /** The port the API listens on (useful when PORT=0). */
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  env: HoldfastEnv;
+  log: Logger;
+  now?: () => Date;
+  /** Project root, for the example config. */
+  root?: string;
+}
+
+/** Wires the process: migrate, load the directory, connect Redis, serve the API. */
+export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> {
+  const { env, log } = options;
+  const root = options.root ?? process.cwd();
+  const applied = await migrateDatabase(env.DATABASE_URL);
+  log.info({ applied }, applied.length ? "database migrated" : "database schema is up to date");
+
+  let configFile = env.HOLDFAST_CONFIG;
+  if (!configFile) {
+    configFile = path.join(root, "holdfast.example.yaml");
+    log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
+  }
+  const directory = loadDirectoryFile(configFile);
+
+  const store: Store = openStore(env.DATABASE_URL);
+  const cleanups: Array<() => Promise<unknown>> = [() => store.close()];
+  try {
+    await syncDirectory(store.db, directory);
+    log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
+    const redis = await connectRedis(env.REDIS_URL, log);
+    cleanups.unshift(() => redis.close());
+    const ctx: HandlerContext = { store, log, now: options.now ?? (() => new Date()) };
+    const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
+    await http.listen({ port: env.PORT, host: env.HOST });
+    cleanups.unshift(() => http.close());
+    const address = http.server.address();
+    const port = typeof address === "object" && address ? address.port : env.PORT;
+    log.info({ port }, "holdfast is serving");
+    return { ctx, http, redis, port, stop: () => runCleanups(cleanups) };
+  } catch (error) {
+    await runCleanups(cleanups);
+    throw error;
+  }
+}
+
+async function runCleanups(cleanups: Array<() => Promise<unknown>>): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
+}
+
+async function checkHealth(store: Store, redis: RedisHandle): Promise<HealthReport> {
+  const database = await store.db.$queryRawUnsafe("SELECT 1").then(
+    () => "ok" as const,
+    (error: Error) => `unreachable: ${error.message.split("\n")[0]}`,
+  );
+  const redisCheck = (await redis.ping()) ? ("ok" as const) : "unreachable: no PONG within 1 s";
+  return { ok: database === "ok" && redisCheck === "ok", checks: { database, redis: redisCheck } };
+}

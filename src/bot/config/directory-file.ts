@@ -1,0 +1,142 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import type { DirectorySpec, TenantSpec } from "../../store/directory";
+import { ConfigError } from "./env";
+import { hashKey } from "./secrets";
+
+const Name = z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '.', '_' or '-'");
+const PlatformId = z.union([z.string().min(1), z.number().int()]).transform(String);
+
+const UserSchema = z
+  .object({
+    apiKey: z.string().min(16, "an API key needs at least 16 characters").optional(),
+    apiKeyFile: z.string().optional(),
+    slack: PlatformId.optional(),
+    discord: PlatformId.optional(),
+    telegram: PlatformId.optional(),
+  })
+  .strict();
+
+const AgentSchema = z
+  .object({
+    principal: Name.optional(),
+    supervisors: z.array(Name).default([]),
+    reviewers: z.array(Name).default([]),
+    secondaryManager: Name.optional(),
+    webhook: z.url().optional(),
+    agentKey: z.string().min(16, "an agent key needs at least 16 characters").optional(),
+    agentKeyFile: z.string().optional(),
+  })
+  .catchall(z.unknown()); // later features add per-agent settings (checkpoints, review channels, contracts)
+
+const TenantSchema = z
+  .object({
+    slack: z
+      .object({ teamId: z.string().min(1) })
+      .strict()
+      .optional(),
+    discord: z.object({ guildId: PlatformId }).strict().optional(),
+    admins: z.array(Name).default([]),
+    users: z.record(Name, UserSchema).default({}),
+    agents: z.record(Name, AgentSchema).default({}),
+  })
+  .strict();
+
+const FileSchema = z.object({ tenants: z.record(Name, TenantSchema) }).strict();
+
+type TenantFile = z.infer<typeof TenantSchema>;
+
+/** Loads the directory YAML, validates it and hashes its keys. Errors name the offending field. */
+export function loadDirectoryFile(file: string): DirectorySpec {
+  let raw: unknown;
+  try {
+    raw = parseYaml(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`${file}: ${(error as Error).message}`);
+  }
+  return parseDirectory(raw, path.dirname(file), file);
+}
+
+export function parseDirectory(raw: unknown, baseDir: string, label = "config"): DirectorySpec {
+  const parsed = FileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".") || "(root)";
+    throw new ConfigError(`${label}: ${field}: ${issue.message}`);
+  }
+  const tenants = Object.entries(parsed.data.tenants).map(([id, t]) => toTenantSpec(id, t, baseDir, label));
+  rejectSharedIdentities(tenants, label);
+  return { tenants };
+}
+
+function readKey(
+  inline: string | undefined,
+  file: string | undefined,
+  baseDir: string,
+  field: string,
+): string | undefined {
+  if (inline && file) throw new ConfigError(`${field}: give apiKey or apiKeyFile, not both`);
+  if (!file) return inline;
+  try {
+    return fs.readFileSync(path.resolve(baseDir, file), "utf8").trim();
+  } catch {
+    throw new ConfigError(`${field}File: cannot read ${file}`);
+  }
+}
+
+function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string): TenantSpec {
+  const known = new Set(Object.keys(t.users));
+  const mustKnow = (name: string | undefined, field: string) => {
+    if (name !== undefined && !known.has(name))
+      throw new ConfigError(`${label}: tenants.${id}.${field}: unknown user '${name}'`);
+  };
+  t.admins.forEach((name, i) => mustKnow(name, `admins.${i}`));
+  const users = Object.entries(t.users).map(([name, u]) => {
+    const key = readKey(u.apiKey, u.apiKeyFile, baseDir, `${label}: tenants.${id}.users.${name}.apiKey`);
+    const identities = [
+      ...(u.slack && t.slack ? [`slack:${t.slack.teamId}:${u.slack}`] : []),
+      ...(u.discord && t.discord ? [`discord:${t.discord.guildId}:${u.discord}`] : []),
+      ...(u.telegram ? [`telegram:${u.telegram}`] : []),
+      `web:${id}:${name}`,
+    ];
+    return { name, apiKeyHash: key ? hashKey(key) : undefined, identities };
+  });
+  const agents = Object.entries(t.agents).map(([name, a]) => {
+    const at = `agents.${name}`;
+    mustKnow(a.principal, `${at}.principal`);
+    mustKnow(a.secondaryManager, `${at}.secondaryManager`);
+    a.supervisors.forEach((u, i) => mustKnow(u, `${at}.supervisors.${i}`));
+    a.reviewers.forEach((u, i) => mustKnow(u, `${at}.reviewers.${i}`));
+    const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...settings } = a;
+    const key = readKey(agentKey, agentKeyFile, baseDir, `${label}: tenants.${id}.${at}.agentKey`);
+    return {
+      name,
+      principal,
+      supervisors,
+      reviewers,
+      secondaryManager,
+      webhook,
+      agentKeyHash: key ? hashKey(key) : undefined,
+      settings,
+    };
+  });
+  return { id, slackTeamId: t.slack?.teamId, discordGuildId: t.discord?.guildId, admins: t.admins, users, agents };
+}
+
+/** One platform identity (and one key) maps to exactly one user. */
+function rejectSharedIdentities(tenants: TenantSpec[], label: string): void {
+  const seen = new Map<string, string>();
+  for (const t of tenants) {
+    for (const u of t.users) {
+      for (const claim of [...u.identities, ...(u.apiKeyHash ? [`key:${u.apiKeyHash}`] : [])]) {
+        const owner = `tenants.${t.id}.users.${u.name}`;
+        const other = seen.get(claim);
+        const what = claim.startsWith("key:") ? "API key" : `identity ${claim}`;
+        if (other) throw new ConfigError(`${label}: ${owner}: ${what} is already used by ${other}`);
+        seen.set(claim, owner);
+      }
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  DATABASE_URL: z.string().default("file:./data/holdfast.db"),
+  REDIS_URL: z.string().optional(),
+  HOLDFAST_CONFIG: z.string().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type HoldfastEnv = z.infer<typeof EnvSchema>;
+
+export class ConfigError extends Error {
+  readonly code = "config_invalid";
+}
+
+/** The environment is a parameter, never read from a global elsewhere. */
+export function parseEnv(env: NodeJS.ProcessEnv): HoldfastEnv {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`environment variable ${String(issue?.path[0])}: ${issue?.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,9 @@
+import type { Logger } from "pino";
+import type { Store } from "../store/client";
+
+/** What every handler receives: injected services and the clock. Handlers do no other I/O. */
+export interface HandlerContext {
+  store: Store;
+  log: Logger;
+  now: () => Date;
+}

@@ -1,0 +1,45 @@
+import type { PauseOutcome } from "../../policy/pause";
+import { decidePause } from "../../policy/pause";
+import { effectiveRole } from "../../policy/roles";
+import { changeControl, readControl } from "../../store/control";
+import type { KnownAgent, KnownUser } from "../../store/directory";
+import { agentScope, standingOf } from "../../store/directory";
+import type { HandlerContext } from "../context";
+import type { ControlView } from "./control-view";
+import { controlView } from "./control-view";
+
+export interface PauseCommand {
+  user: KnownUser;
+  agent: KnownAgent;
+  reason: string;
+  until: Date | null;
+}
+
+export type PauseResult = { kind: PauseOutcome; control: ControlView };
+
+export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Promise<PauseResult> {
+  const { db } = ctx.store;
+  const role = effectiveRole(await standingOf(db, command.user, command.agent));
+  const scope = agentScope(command.agent.id);
+  const outcome = await changeControl(db, scope, (current) => {
+    const decision = decidePause(
+      current,
+      { actorId: command.user.id, role, reason: command.reason, until: command.until },
+      ctx.now(),
+    );
+    return {
+      next: decision.outcome === "kept" ? null : decision.next,
+      result: decision.outcome,
+      audit: {
+        action: "pause",
+        actorId: command.user.id,
+        outcome: decision.outcome,
+        reason: command.reason,
+        holdLevel: role,
+      },
+    };
+  });
+  const control = await readControl(db, scope);
+  ctx.log.info({ agent: command.agent.id, actor: command.user.id, outcome, holdLevel: control?.holdLevel }, "pause");
+  return { kind: outcome, control: await controlView(db, command.agent.name, control!) };
+}

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from "fastify";
+import type { Db } from "../../store/client";
+import type { KnownAgent, KnownUser } from "../../store/directory";
+import { findAgent, findUserByKeyHash } from "../../store/directory";
+import { hashKey } from "../config/secrets";
+import { ApiError } from "./errors";
+
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return match?.[1] ?? null;
+}
+
+/** The caller is the user whose key this is; an unknown or missing key is a 401. */
+export async function authenticateUser(db: Db, request: FastifyRequest): Promise<KnownUser> {
+  const token = bearerToken(request);
+  const user = token ? await findUserByKeyHash(db, hashKey(token)) : null;
+  if (!user) throw new ApiError("unauthorized", "a valid API key is required (Authorization: Bearer <key>)");
+  return user;
+}
+
+/** Another tenant's agent does not exist for this caller: 404, never 403, so names do not leak. */
+export async function agentOfTenant(db: Db, tenantId: string, name: string): Promise<KnownAgent> {
+  const agent = await findAgent(db, tenantId, name);
+  if (!agent) throw new ApiError("not_found", `no agent '${name}'`);
+  return agent;
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { readControl } from "../../store/control";
+import { agentScope } from "../../store/directory";
+import type { HandlerContext } from "../context";
+import { controlView } from "../handlers/control-view";
+import { pauseAgent } from "../handlers/pause";
+import { resumeAgent } from "../handlers/resume";
+import { pauseTenant, resumeTenant } from "../handlers/tenant-control";
+import { agentOfTenant, authenticateUser } from "./auth";
+import { ApiError } from "./errors";
+import { parseBody } from "./validate";
+
+const AgentParams = z.object({ agent: z.string().min(1).max(200) });
+
+export function pauseBodySchema(now: () => Date) {
+  return z
+    .object({
+      reason: z.string().trim().min(1, "a reason is required").max(500),
+      until: z.iso
+        .datetime({ offset: true })
+        .transform((s) => new Date(s))
+        .refine((d) => d.getTime() > now().getTime(), "until must be in the future")
+        .optional(),
+    })
+    .strict();
+}
+const ResumeBody = z.object({}).strict();
+
+export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
+
+  app.get("/v1/agents/:agent/control", async (request) => {
+    const user = await authenticateUser(db, request);
+    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
+    return controlView(db, agent.name, (await readControl(db, agentScope(agent.id)))!);
+  });
+
+  app.post("/v1/agents/:agent/pause", async (request) => {
+    const user = await authenticateUser(db, request);
+    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
+    const body = parseBody(pauseBodySchema(ctx.now), request.body);
+    const result = await pauseAgent(ctx, { user, agent, reason: body.reason, until: body.until ?? null });
+    return { ...result.control, outcome: result.kind };
+  });
+
+  app.post("/v1/agents/:agent/resume", async (request) => {
+    const user = await authenticateUser(db, request);
+    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
+    parseBody(ResumeBody, request.body);
+    const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+    if (result.kind === "resumed") return result.control;
+    throw new ApiError(result.kind, refusalMessage(result.kind));
+  });
+
+  app.post("/v1/tenant/pause", async (request) => {
+    const user = await authenticateUser(db, request);
+    const body = parseBody(pauseBodySchema(ctx.now), request.body);
+    const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
+    if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
+    return tenantView(user.tenantId, result);
+  });
+
+  app.post("/v1/tenant/resume", async (request) => {
+    const user = await authenticateUser(db, request);
+    parseBody(ResumeBody, request.body);
+    const result = await resumeTenant(ctx, user);
+    if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
+    if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
+    return tenantView(user.tenantId, result);
+  });
+}
+
+function tenantView(tenant: string, result: Awaited<ReturnType<typeof pauseTenant>>) {
+  const { state, holdLevel, reason, setAt, until } = result.control;
+  return { tenant, state, holdLevel, reason, setAt, until, outcome: result.kind };
+}
+
+function refusalMessage(kind: "creator_hold" | "forbidden" | "not_paused"): string {
+  switch (kind) {
+    case "creator_hold":
+      return "this pause is an admin hold; only an admin can lift it";
+    case "forbidden":
+      return "only the agent's principal or an admin can resume it";
+    case "not_paused":
+      return "the agent is not paused";
+  }
+}

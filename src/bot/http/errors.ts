@@ -1,0 +1,32 @@
+/** Every refusal the API returns, with its HTTP status. One place turns a code into a status. */
+export const HTTP_STATUS = {
+  unauthorized: 401,
+  forbidden: 403,
+  creator_hold: 403,
+  not_found: 404,
+  not_paused: 409,
+  conflict: 409,
+  invalid_body: 400,
+  invalid_json: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal: 500,
+} as const;
+
+export type ApiErrorCode = keyof typeof HTTP_STATUS;
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return HTTP_STATUS[this.code];
+  }
+  toJSON() {
+    return { error: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) };
+  }
+}

@@ -1,0 +1,59 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { HandlerContext } from "../context";
+import { registerControlRoutes } from "./control-routes";
+import { ApiError } from "./errors";
+
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, "ok" | string>;
+}
+
+export interface HttpServerOptions {
+  ctx: HandlerContext;
+  health: () => Promise<HealthReport>;
+  /** Largest accepted request body; larger bodies get a 413 before any handler runs. Default 64 KiB. */
+  bodyLimit?: number;
+}
+
+export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.ctx.log as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.code === "internal") request.log.error({ err: error }, "request failed");
+    return reply.status(apiError.status).send(apiError.toJSON());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url}` }),
+  );
+
+  app.get("/healthz", async (_request, reply) => {
+    const report = await options.health();
+    return reply.status(report.ok ? 200 : 503).send(report);
+  });
+  registerControlRoutes(app, options.ctx);
+  return app;
+}
+
+/** Fastify's own errors (body too large, bad JSON, bad content type) become the API's error codes. */
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return new ApiError("payload_too_large", "request body is larger than allowed");
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return new ApiError("unsupported_media_type", message);
+  if (
+    code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+    code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+    error instanceof SyntaxError
+  ) {
+    return new ApiError("invalid_json", "request body is not valid JSON");
+  }
+  if ((error as { name?: string }).name === "ZodError")
+    return new ApiError("invalid_body", "invalid request parameters");
+  return new ApiError("internal", "internal error");
+}

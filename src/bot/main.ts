@@ -1,0 +1,23 @@
+import { startApp } from "./app";
+import { parseEnv } from "./config/env";
+import { createLogger } from "./logger";
+
+const env = parseEnv(process.env);
+const log = createLogger(env.LOG_LEVEL);
+
+try {
+  const app = await startApp({ env, log });
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    await app.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+} catch (error) {
+  log.fatal({ code: (error as { code?: string }).code }, (error as Error).message);
+  process.exit(1);
+}

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+
+const LOCAL_REDIS = { host: "127.0.0.1", port: 6379 };
+
+export interface RedisHandle {
+  url: string;
+  /** Shared connection for commands; BullMQ workers open their own from `url`. */
+  client: Redis;
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class RedisUnavailableError extends Error {
+  readonly code = "redis_unavailable";
+}
+
+function answers(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/** Starts `redis-server` as a child that keeps nothing on disk: the database is the source of truth. */
+async function startLocalRedis(log: Logger): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(LOCAL_REDIS.port), "--bind", LOCAL_REDIS.host, "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  const failed = new Promise<never>((_, reject) =>
+    child.once("error", () =>
+      reject(
+        new RedisUnavailableError(
+          "REDIS_URL is unset, nothing answers on 127.0.0.1:6379, and redis-server is not installed",
+        ),
+      ),
+    ),
+  );
+  for (let i = 0; i < 50; i++) {
+    const up = await Promise.race([answers(LOCAL_REDIS.host, LOCAL_REDIS.port, 200), failed]);
+    if (up) {
+      log.info({ pid: child.pid }, "started a local redis-server");
+      return child;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new RedisUnavailableError("started redis-server, but it did not answer on 127.0.0.1:6379");
+}
+
+/** Connects to REDIS_URL, or to a local Redis, starting one as a child process when none answers. */
+export async function connectRedis(redisUrl: string | undefined, log: Logger): Promise<RedisHandle> {
+  let child: ChildProcess | undefined;
+  const url = redisUrl ?? `redis://${LOCAL_REDIS.host}:${LOCAL_REDIS.port}`;
+  if (!redisUrl && !(await answers(LOCAL_REDIS.host, LOCAL_REDIS.port))) child = await startLocalRedis(log);
+  const client = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
+  client.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
+  await client.connect().catch((error: Error) => {
+    child?.kill();
+    throw new RedisUnavailableError(`cannot connect to Redis: ${error.message}`);
+  });
+  return {
+    url,
+    client,
+    async ping(timeoutMs = 1000) {
+      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+      return Promise.race([
+        client.ping().then(
+          (r) => r === "PONG",
+          () => false,
+        ),
+        timeout,
+      ]);
+    },
+    async close() {
+      client.disconnect();
+      child?.kill();
+    },
+  };
+}

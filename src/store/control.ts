@@ -1,0 +1,112 @@
+import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
+import type { Db, Tx } from "./client";
+
+interface ControlRow {
+  scope: string;
+  state: string;
+  holdLevel: string;
+  reason: string | null;
+  setBy: string | null;
+  setAt: Date | null;
+  until: Date | null;
+  version: number;
+}
+
+export interface StoredControl extends ControlRecord {
+  scope: string;
+  version: number;
+}
+
+const toStored = (row: ControlRow): StoredControl => ({
+  scope: row.scope,
+  state: row.state as ControlState,
+  holdLevel: row.holdLevel as HoldLevel,
+  reason: row.reason,
+  setBy: row.setBy,
+  setAt: row.setAt,
+  until: row.until,
+  version: row.version,
+});
+
+export async function readControl(db: Db | Tx, scope: string): Promise<StoredControl | null> {
+  const row = await db.control.findUnique({ where: { scope } });
+  return row ? toStored(row) : null;
+}
+
+/** Both records the gate needs, in one primary-key read. */
+export async function readControlPair(
+  db: Db,
+  agentScopeId: string,
+  tenantScopeId: string,
+): Promise<{ agent?: StoredControl; tenant?: StoredControl }> {
+  const rows = await db.control.findMany({ where: { scope: { in: [agentScopeId, tenantScopeId] } } });
+  const byScope = new Map(rows.map((r) => [r.scope, toStored(r)]));
+  return { agent: byScope.get(agentScopeId), tenant: byScope.get(tenantScopeId) };
+}
+
+export interface AuditEntry {
+  action: "pause" | "resume";
+  actorId: string | null;
+  outcome: string;
+  reason?: string | null;
+  holdLevel?: string | null;
+}
+
+export type ControlChange<R> = (current: StoredControl) => { next: ControlRecord | null; result: R; audit: AuditEntry };
+
+export class ControlConflictError extends Error {
+  readonly code = "control_conflict";
+}
+
+/**
+ * Reads the record, asks `change` what to do, writes the next record with a version check and appends the
+ * audit row, all in one transaction. A concurrent writer makes the version check fail; the change is then
+ * retried on the fresh record, so no attempt is lost and none overwrites another.
+ */
+export async function changeControl<R>(db: Db, scope: string, change: ControlChange<R>, attempts = 5): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.$transaction(async (tx) => {
+        const current = await readControl(tx, scope);
+        if (!current) throw new Error(`no control record for ${scope}`);
+        const { next, result, audit } = change(current);
+        if (next) {
+          const written = await tx.control.updateMany({
+            where: { scope, version: current.version },
+            data: { ...next, version: current.version + 1 },
+          });
+          if (written.count !== 1) throw new ControlConflictError(scope);
+        }
+        const row = await tx.control.findUniqueOrThrow({ where: { scope } });
+        await tx.controlAudit.create({
+          data: {
+            scope,
+            tenantId: row.tenantId,
+            agentId: row.agentId,
+            action: audit.action,
+            actorId: audit.actorId,
+            outcome: audit.outcome,
+            reason: audit.reason ?? null,
+            holdLevel: audit.holdLevel ?? null,
+          },
+        });
+        return result;
+      });
+    } catch (error) {
+      if (!(error instanceof ControlConflictError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** A refused attempt changes nothing but is still written down. */
+export async function recordRefusal(db: Db, scope: string, audit: AuditEntry): Promise<void> {
+  const row = await db.control.findUnique({ where: { scope }, select: { tenantId: true, agentId: true } });
+  if (!row) return;
+  await db.controlAudit.create({
+    data: { scope, tenantId: row.tenantId, agentId: row.agentId, ...audit, reason: audit.reason ?? null },
+  });
+}
+
+export async function listAudit(db: Db, scope: string) {
+  return db.controlAudit.findMany({ where: { scope }, orderBy: { id: "asc" } });
+}
