@@ -92,7 +92,7 @@ function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string)
     if (name !== undefined && !known.has(name))
       throw new ConfigError(`${label}: tenants.${id}.${field}: unknown user '${name}'`);
   };
-  t.admins.forEach((name, i) => mustKnow(name, `admins.${i}`));
+  for (const [i, name] of t.admins.entries()) mustKnow(name, `admins.${i}`);
   const users = Object.entries(t.users).map(([name, u]) => {
     const key = readKey(u.apiKey, u.apiKeyFile, baseDir, `${label}: tenants.${id}.users.${name}.apiKey`);
     const identities = [
@@ -107,8 +107,8 @@ function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string)
     const at = `agents.${name}`;
     mustKnow(a.principal, `${at}.principal`);
     mustKnow(a.secondaryManager, `${at}.secondaryManager`);
-    a.supervisors.forEach((u, i) => mustKnow(u, `${at}.supervisors.${i}`));
-    a.reviewers.forEach((u, i) => mustKnow(u, `${at}.reviewers.${i}`));
+    for (const [i, u] of a.supervisors.entries()) mustKnow(u, `${at}.supervisors.${i}`);
+    for (const [i, u] of a.reviewers.entries()) mustKnow(u, `${at}.reviewers.${i}`);
     const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...settings } = a;
     const key = readKey(agentKey, agentKeyFile, baseDir, `${label}: tenants.${id}.${at}.agentKey`);
     return {
