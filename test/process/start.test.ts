@@ -1,0 +1,71 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnBot } from "../support/bot-process";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-start-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("the bot process", () => {
+  it("migrates, loads the example directory, serves /healthz, keeps a pause across restart, and stops on SIGTERM", async () => {
+    const env = {
+      DATABASE_URL: `file:${path.join(dir, "holdfast.db")}`,
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    };
+    const first = await spawnBot(env);
+    await first.waitForLog((l) => l.msg === "holdfast is serving");
+    expect(first.logs.some((l) => l.msg === "HOLDFAST_CONFIG is unset: using the example directory (demo keys)")).toBe(
+      true,
+    );
+    const health = await fetch(`${first.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true, checks: { database: "ok", redis: "ok" } });
+    const pause = await fetch(`${first.url}/v1/agents/ops-agent/pause`, {
+      method: "POST",
+      headers: { authorization: "Bearer demo-key-acme-alice-0002", "content-type": "application/json" },
+      body: JSON.stringify({ reason: "vacation" }),
+    });
+    expect(pause.status).toBe(200);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const second = await spawnBot(env);
+    await second.waitForLog((l) => l.msg === "holdfast is serving");
+    expect(second.logs.find((l) => l.msg === "database schema is up to date")).toBeTruthy();
+    const control = await fetch(`${second.url}/v1/agents/ops-agent/control`, {
+      headers: { authorization: "Bearer demo-key-acme-mia-0006" },
+    });
+    expect(await control.json()).toMatchObject({
+      state: "PAUSED",
+      holdLevel: "principal",
+      reason: "vacation",
+      setBy: "alice",
+    });
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+    const all = JSON.stringify([...first.logs, ...second.logs]);
+    expect(all).not.toContain("demo-key-acme");
+  });
+
+  it("exits with a clear message when the configured Redis cannot be reached", async () => {
+    const env = { DATABASE_URL: `file:${path.join(dir, "h2.db")}`, REDIS_URL: "redis://127.0.0.1:1" };
+    const bot = await spawnBot(env);
+    try {
+      await bot.waitForLog((l) => l.level === 60 || l.msg === "holdfast is serving");
+      // A Redis that cannot be reached at start is a clear fatal error, not a silent hang.
+      expect(await bot.exited).toBe(1);
+      expect(bot.logs.find((l) => l.level === 60)?.msg).toMatch(/cannot connect to Redis/);
+    } finally {
+      bot.child.kill("SIGKILL");
+    }
+  });
+
+  it("fails the start with a message naming the bad config field", async () => {
+    const config = path.join(dir, "bad.yaml");
+    fs.writeFileSync(config, "tenants:\n  acme:\n    users:\n      alice: { apiKey: 7 }\n");
+    const bot = await spawnBot({ DATABASE_URL: `file:${path.join(dir, "h3.db")}`, HOLDFAST_CONFIG: config });
+    expect(await bot.exited).toBe(1);
+    expect(bot.logs.find((l) => l.level === 60)?.msg).toMatch(/tenants\.acme\.users\.alice\.apiKey/);
+  });
+});

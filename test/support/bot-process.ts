@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface BotProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** Every log line so far (JSON objects from pino, or raw text). */
+  logs: Array<Record<string, unknown>>;
+  waitForLog(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+/** Runs the real bot (src/bot/main.ts) as a child process, as `npm start` does after generating the client. */
+export async function spawnBot(env: Record<string, string>): Promise<BotProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/bot/main.ts"], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const waiters: Array<() => void> = [];
+  let buffer = "";
+  const onData = (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    for (const line of lines.filter(Boolean)) {
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ raw: line });
+      }
+    }
+    for (const wake of waiters.splice(0)) wake();
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const bot: BotProcess = {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    logs,
+    exited,
+    async waitForLog(predicate, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = logs.find(predicate);
+        if (found) return found;
+        if (Date.now() > deadline || child.exitCode !== null) {
+          throw new Error(`log line not seen; logs:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`);
+        }
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    },
+  };
+  return bot;
+}

@@ -1,0 +1,66 @@
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { loadDirectoryFile } from "../../src/bot/config/directory-file";
+import type { HandlerContext } from "../../src/bot/context";
+import { buildHttpServer } from "../../src/bot/http/server";
+import type { Provider } from "../../src/store/client";
+import { syncDirectory } from "../../src/store/directory";
+import { createTestDatabase, type TestDatabase } from "./databases";
+
+export const EXAMPLE_CONFIG = path.resolve("holdfast.example.yaml");
+
+/** The demo keys of holdfast.example.yaml, by user. */
+export const KEYS = {
+  ada: "demo-key-acme-ada-0001",
+  alice: "demo-key-acme-alice-0002",
+  sam: "demo-key-acme-sam-0003",
+  rita: "demo-key-acme-rita-0004",
+  bob: "demo-key-acme-bob-0005",
+  mia: "demo-key-acme-mia-0006",
+  gina: "demo-key-globex-gina-0001",
+} as const;
+export type DemoUser = keyof typeof KEYS;
+
+export interface Harness {
+  db: TestDatabase;
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  /** A request through the full HTTP stack (body limits, parsing, auth) without a socket. */
+  call(
+    method: "GET" | "POST" | "DELETE",
+    url: string,
+    as?: DemoUser,
+    body?: unknown,
+  ): Promise<{ status: number; json: any }>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
+  const db = await createTestDatabase(provider);
+  await syncDirectory(db.store.db, loadDirectoryFile(EXAMPLE_CONFIG));
+  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now };
+  const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
+  await http.ready();
+  return {
+    db,
+    ctx,
+    http,
+    async call(method, url, as, body) {
+      const response = await http.inject({
+        method,
+        url,
+        headers: {
+          ...(as ? { authorization: `Bearer ${KEYS[as]}` } : {}),
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        payload: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      });
+      return { status: response.statusCode, json: response.body ? JSON.parse(response.body) : null };
+    },
+    async close() {
+      await http.close();
+      await db.drop();
+    },
+  };
+}
