@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { createDeliveryLoop } from "../queue/delivery/delivery-loop";
 import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
@@ -8,6 +9,7 @@ import { migrateDatabase } from "../store/migrate";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import type { HandlerContext } from "./context";
+import { HoldfastEvents } from "./events";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
 export interface HoldfastApp {
@@ -48,7 +50,12 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
-    const ctx: HandlerContext = { store, log, now: options.now ?? (() => new Date()) };
+    const now = options.now ?? (() => new Date());
+    const ctx: HandlerContext = { store, log, now, events: new HoldfastEvents() };
+    const delivery = createDeliveryLoop({ store, log, now });
+    ctx.events.on("outbox.planned", () => delivery.nudge());
+    delivery.start();
+    cleanups.unshift(() => delivery.stop());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());

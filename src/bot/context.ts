@@ -1,9 +1,11 @@
 import type { Logger } from "pino";
 import type { Store } from "../store/client";
+import type { HoldfastEvents } from "./events";
 
 /** What every handler receives: injected services and the clock. Handlers do no other I/O. */
 export interface HandlerContext {
   store: Store;
   log: Logger;
   now: () => Date;
+  events: HoldfastEvents;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import type { HandlerContext } from "../../src/bot/context";
+import { HoldfastEvents } from "../../src/bot/events";
 import { buildHttpServer } from "../../src/bot/http/server";
 import type { Provider } from "../../src/store/client";
 import { syncDirectory } from "../../src/store/directory";
@@ -39,7 +40,7 @@ export interface Harness {
 export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
   const db = await createTestDatabase(provider);
   await syncDirectory(db.store.db, loadDirectoryFile(EXAMPLE_CONFIG));
-  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now };
+  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now, events: new HoldfastEvents() };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   await http.ready();
   return {

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import {
+  afterUncertainOutcome,
+  classifyResponse,
+  DEFAULT_RETRY_POLICY,
+  parseContract,
+  parseDurationMs,
+  retryDelayMs,
+} from "./delivery";
+
+const hour = 3_600_000;
+const sent = new Date("2026-11-30T00:00:00Z");
+const at = (hours: number) => new Date(sent.getTime() + hours * hour);
+
+describe("receiving contracts", () => {
+  it("parses the three contract kinds", () => {
+    expect(parseContract("none")).toEqual({ kind: "none" });
+    expect(parseContract("key-retained 24h")).toEqual({ kind: "key-retained", retentionMs: 24 * hour });
+    expect(parseContract("unique-external-id")).toEqual({ kind: "unique-external-id" });
+    expect(parseContract("key-retained 24h lookup http://x/status")).toEqual({
+      kind: "key-retained",
+      retentionMs: 24 * hour,
+      lookupUrl: "http://x/status",
+    });
+    expect(parseContract("none lookup")).toBeNull();
+    expect(parseContract("key-retained forever")).toBeNull();
+    expect(parseContract("sometimes")).toBeNull();
+  });
+
+  it.each([
+    ["none", 1, "needs_review"],
+    ["none", 25, "needs_review"],
+    ["key-retained 24h", 1, "retry_same_key"],
+    ["key-retained 24h", 23, "retry_same_key"],
+    ["key-retained 24h", 25, "needs_review"],
+    ["unique-external-id", 1, "retry_same_key"],
+    ["unique-external-id", 25, "retry_same_key"],
+    ["none lookup http://x/status", 1, "lookup"],
+    ["key-retained 24h lookup http://x/status", 25, "lookup"],
+  ] as const)("under %s, an uncertain outcome %ih after the first dispatch means %s", (text, hours, step) => {
+    expect(afterUncertainOutcome(parseContract(text)!, sent, at(hours))).toBe(step);
+  });
+});
+
+describe("retries", () => {
+  it("backs off exponentially up to a cap", () => {
+    expect([1, 2, 3, 4].map((n) => retryDelayMs(n, DEFAULT_RETRY_POLICY))).toEqual([1000, 2000, 4000, 8000]);
+    expect(retryDelayMs(30, DEFAULT_RETRY_POLICY)).toBe(DEFAULT_RETRY_POLICY.maxDelayMs);
+  });
+
+  it("classifies responses", () => {
+    expect(classifyResponse(200).kind).toBe("acknowledged");
+    expect(classifyResponse(503).kind).toBe("retryable");
+    expect(classifyResponse(429).kind).toBe("retryable");
+    expect(classifyResponse(400).kind).toBe("rejected");
+  });
+
+  it("parses durations", () => {
+    expect(parseDurationMs("15m")).toBe(900_000);
+    expect(parseDurationMs("250")).toBe(250);
+    expect(parseDurationMs("soon")).toBeNull();
+  });
+});

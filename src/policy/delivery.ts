@@ -1,0 +1,93 @@
+/**
+ * How a destination behaves when it receives the same Idempotency-Key twice (design.md section 6).
+ * - none: no deduplication; a blind retry after an unknown outcome could double the effect.
+ * - key-retained: deduplicates a key for `retentionMs` after it first saw it.
+ * - unique-external-id: the key is a unique id on the receiving side for good.
+ * Any of them may name a status-lookup URL that says whether an effect with a given key exists.
+ */
+export type ReceivingContract = (
+  | { kind: "none" }
+  | { kind: "key-retained"; retentionMs: number }
+  | { kind: "unique-external-id" }
+) & { lookupUrl?: string };
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses a duration such as "90s", "15m", "24h", "7d" (or a bare number of ms). */
+export function parseDurationMs(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) return null;
+  return Math.round(Number(match[1]) * UNITS[match[2] ?? "ms"]!);
+}
+
+/**
+ * Parses the contract text stored with each outbox item:
+ * "none", "key-retained 24h", "unique-external-id", each optionally followed by "lookup <url>".
+ */
+export function parseContract(text: string): ReceivingContract | null {
+  const words = text.trim().split(/\s+/);
+  let lookupUrl: string | undefined;
+  const at = words.indexOf("lookup");
+  if (at >= 0) {
+    if (at !== words.length - 2) return null;
+    lookupUrl = words[at + 1];
+    words.splice(at, 2);
+  }
+  const extra = lookupUrl ? { lookupUrl } : {};
+  const [kind, arg, ...rest] = words;
+  if (rest.length) return null;
+  if (kind === "none" && !arg) return { kind, ...extra };
+  if (kind === "unique-external-id" && !arg) return { kind, ...extra };
+  if (kind === "key-retained" && arg) {
+    const retentionMs = parseDurationMs(arg);
+    return retentionMs ? { kind, retentionMs, ...extra } : null;
+  }
+  return null;
+}
+
+export type UncertainOutcomeStep = "retry_same_key" | "lookup" | "needs_review";
+
+/**
+ * After a crash or timeout between DISPATCHED and ACKNOWLEDGED we do not know whether the effect happened.
+ * Retry with the same key only while the destination still deduplicates it; otherwise look it up if the
+ * destination can tell us; otherwise a person must decide.
+ */
+export function afterUncertainOutcome(
+  contract: ReceivingContract,
+  firstDispatchedAt: Date,
+  now: Date,
+): UncertainOutcomeStep {
+  const stillDeduplicates =
+    contract.kind === "unique-external-id" ||
+    (contract.kind === "key-retained" && now.getTime() - firstDispatchedAt.getTime() < contract.retentionMs);
+  if (stillDeduplicates) return "retry_same_key";
+  return contract.lookupUrl ? "lookup" : "needs_review";
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 8, baseDelayMs: 1_000, maxDelayMs: 5 * 60_000 };
+
+/** Exponential backoff; `jitter` in [0, 1) is a parameter so the rule stays pure and testable. */
+export function retryDelayMs(attempt: number, policy: RetryPolicy, jitter = 0): number {
+  const exponential = policy.baseDelayMs * 2 ** Math.max(0, attempt - 1);
+  return Math.min(policy.maxDelayMs, Math.round(exponential * (1 + jitter / 2)));
+}
+
+/** What a delivery attempt's response means for the item. */
+export type AttemptOutcome =
+  | { kind: "acknowledged"; status: number }
+  | { kind: "retryable"; status?: number; error?: string }
+  | { kind: "rejected"; status: number }
+  | { kind: "uncertain"; error: string };
+
+/** 2xx acknowledges; 408, 429 and 5xx are worth another try with the same key; other 4xx are final. */
+export function classifyResponse(status: number): AttemptOutcome {
+  if (status >= 200 && status < 300) return { kind: "acknowledged", status };
+  if (status === 408 || status === 429 || status >= 500) return { kind: "retryable", status };
+  return { kind: "rejected", status };
+}

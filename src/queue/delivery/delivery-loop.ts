@@ -1,0 +1,170 @@
+import type { Logger } from "pino";
+import type { RetryPolicy } from "../../policy/delivery";
+import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
+import type { Store } from "../../store/client";
+import { checkGate } from "../../store/gate";
+import type { Claim } from "../../store/outbox";
+import {
+  claimDue,
+  markAcknowledged,
+  markDispatched,
+  markRetry,
+  markSettled,
+  pausedScopes,
+  releaseLease,
+} from "../../store/outbox";
+import { type DeliveryTransport, httpTransport } from "./http-transport";
+
+export interface DeliveryLoopOptions {
+  store: Store;
+  log: Logger;
+  now?: () => Date;
+  transport?: DeliveryTransport;
+  /** Idle wait between polls when nothing was due. Default 200 ms; `nudge()` wakes it early. */
+  pollMs?: number;
+  /** Items claimed and sent concurrently per round. Default 50. */
+  batchSize?: number;
+  /** How long a claim is exclusive; a worker that dies leaves the item claimable after this. Default 30 s. */
+  leaseMs?: number;
+  retry?: RetryPolicy;
+  random?: () => number;
+}
+
+export interface DeliveryLoop {
+  /** Polls until stopped. */
+  start(): void;
+  /** Something was planned: look now instead of at the next poll. */
+  nudge(): void;
+  /** One claim-and-send round; returns how many items were claimed. */
+  runOnce(): Promise<number>;
+  /** Stops claiming; sends already under way finish first. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one delivery path (design.md section 10): trigger occurrences, released inbox events and approved
+ * actions all go out through claim -> gate -> DISPATCHED -> send -> ACKNOWLEDGED, keyed by their item id.
+ */
+export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
+  const { store, log } = options;
+  const db = store.db;
+  const now = options.now ?? (() => new Date());
+  const transport = options.transport ?? httpTransport();
+  const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const random = options.random ?? Math.random;
+  const leaseMs = options.leaseMs ?? 30_000;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+
+  async function deliver(claim: Claim): Promise<void> {
+    const { item } = claim;
+    if ((await checkGate(db, item.agentId, item.tenantId)).held) return releaseLease(db, claim);
+    if (item.state === "DISPATCHED" && item.firstDispatchedAt) {
+      const proceed = await resolveUncertain(claim, item.firstDispatchedAt);
+      if (!proceed) return;
+    }
+    if (!(await markDispatched(db, claim, now()))) return; // the lease was lost to another worker
+    const outcome = await transport.send(item, claim.attemptId);
+    const attempts = item.attempts + 1;
+    const at = now();
+    switch (outcome.kind) {
+      case "acknowledged":
+        await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`);
+        return;
+      case "rejected":
+        await markSettled(db, claim, "FAILED", `HTTP ${outcome.status} at ${at.toISOString()}: rejected`);
+        return;
+      case "retryable":
+      case "uncertain": {
+        const detail = outcome.kind === "uncertain" ? outcome.error : `HTTP ${outcome.status ?? "?"}`;
+        const result = `${detail} at ${at.toISOString()} (attempt ${attempts})`;
+        if (attempts >= retry.maxAttempts) {
+          await markSettled(db, claim, outcome.kind === "uncertain" ? "NEEDS_REVIEW" : "FAILED", result);
+          return;
+        }
+        const next = new Date(at.getTime() + retryDelayMs(attempts, retry, random()));
+        // A definite error answer means the effect did not happen; a timeout leaves it uncertain.
+        await markRetry(db, claim, next, result, outcome.kind === "retryable" ? "PLANNED" : "DISPATCHED");
+        return;
+      }
+    }
+  }
+
+  /** An earlier attempt never acknowledged. Returns true when sending again with the same key is safe. */
+  async function resolveUncertain(claim: Claim, firstDispatchedAt: Date): Promise<boolean> {
+    const contract = parseContract(claim.item.contract) ?? { kind: "none" as const };
+    const step = afterUncertainOutcome(contract, firstDispatchedAt, now());
+    if (step === "retry_same_key") return true;
+    const previous = `attempt ${claim.item.attempts} at ${claim.item.lastAttemptAt?.toISOString() ?? "?"}: ${claim.item.lastResult ?? "no answer"}`;
+    if (step === "lookup" && contract.lookupUrl) {
+      const answer = await transport.lookup(contract.lookupUrl, claim.item.id);
+      if (answer === "absent") return true;
+      if (answer === "present") {
+        await markAcknowledged(db, claim, `found by lookup after ${previous}`);
+        return false;
+      }
+    }
+    await markSettled(
+      db,
+      claim,
+      "NEEDS_REVIEW",
+      `outcome unknown after ${previous}; contract '${claim.item.contract}'`,
+    );
+    return false;
+  }
+
+  async function runOnce(): Promise<number> {
+    let claims: Claim[];
+    try {
+      const paused = await pausedScopes(db);
+      claims = await claimDue(db, {
+        now: now(),
+        limit: options.batchSize ?? 50,
+        leaseMs,
+        excludeAgents: paused.agents,
+        excludeTenants: paused.tenants,
+      });
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
+      return 0;
+    }
+    await Promise.all(
+      claims.map((claim) =>
+        deliver(claim).catch((error: Error) =>
+          log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
+        ),
+      ),
+    );
+    return claims.length;
+  }
+
+  async function poll(): Promise<void> {
+    while (!stopped) {
+      const claimed = await runOnce();
+      if (claimed === 0 && !stopped) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.pollMs ?? 200);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+  }
+
+  let running: Promise<void> | null = null;
+  return {
+    start() {
+      running ??= poll();
+    },
+    nudge: () => wake?.(),
+    runOnce,
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+    },
+  };
+}

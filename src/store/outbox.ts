@@ -1,0 +1,184 @@
+import crypto from "node:crypto";
+import type { Db, Tx } from "./client";
+
+export type OutboxKind = "trigger" | "event" | "action" | "message";
+export type OutboxState =
+  | "PLANNED"
+  | "DISPATCHED"
+  | "ACKNOWLEDGED"
+  | "OBSERVED"
+  | "FAILED"
+  | "NEEDS_REVIEW"
+  | "ABANDONED";
+
+/** One outbound effect, keyed by the idempotency key sent on every attempt. */
+export interface PlannedDelivery {
+  id: string;
+  kind: OutboxKind;
+  tenantId: string;
+  agentId: string;
+  runId?: string | null;
+  destination: string;
+  contract: string;
+  payload: unknown;
+}
+
+export interface OutboxItem {
+  id: string;
+  kind: OutboxKind;
+  tenantId: string;
+  agentId: string;
+  runId: string | null;
+  destination: string;
+  contract: string;
+  payload: string;
+  state: OutboxState;
+  attempts: number;
+  leaseToken: string | null;
+  leaseAttemptId: string | null;
+  leaseExpiresAt: Date | null;
+  firstDispatchedAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastResult: string | null;
+  nextAttemptAt: Date;
+}
+
+/** Inserts the item unless its key already exists; a retried producer never plans an effect twice. */
+export async function planDelivery(db: Db | Tx, item: PlannedDelivery): Promise<void> {
+  await db.outboxItem.upsert({
+    where: { id: item.id },
+    create: { ...item, runId: item.runId ?? null, payload: JSON.stringify(item.payload) },
+    update: {},
+  });
+}
+
+/** Agents and tenants whose records say they are not RUNNING: their items are not even claimed. */
+export async function pausedScopes(db: Db): Promise<{ agents: string[]; tenants: string[] }> {
+  const rows = await db.control.findMany({
+    where: { state: { not: "RUNNING" } },
+    select: { agentId: true, tenantId: true, scope: true },
+  });
+  return {
+    agents: rows.filter((r) => r.agentId).map((r) => r.agentId!),
+    tenants: rows.filter((r) => r.scope.startsWith("tenant:")).map((r) => r.tenantId),
+  };
+}
+
+export interface ClaimOptions {
+  now: Date;
+  limit: number;
+  leaseMs: number;
+  excludeAgents: string[];
+  excludeTenants: string[];
+}
+
+export interface Claim {
+  item: OutboxItem;
+  leaseToken: string;
+  attemptId: string;
+}
+
+/**
+ * Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
+ * timed out, so the outcome is uncertain). Each claim is a conditional update on the previous lease, so two
+ * workers never hold the same item; the claim is committed before any network call.
+ */
+export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim[]> {
+  const { now } = options;
+  const candidates = await db.outboxItem.findMany({
+    where: {
+      state: { in: ["PLANNED", "DISPATCHED"] },
+      nextAttemptAt: { lte: now },
+      OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }],
+      agentId: { notIn: options.excludeAgents },
+      tenantId: { notIn: options.excludeTenants },
+    },
+    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
+    take: options.limit,
+  });
+  const claims: Claim[] = [];
+  for (const candidate of candidates) {
+    const leaseToken = crypto.randomUUID();
+    const attemptId = crypto.randomUUID();
+    const taken = await db.outboxItem.updateMany({
+      where: { id: candidate.id, leaseToken: candidate.leaseToken, state: candidate.state },
+      data: { leaseToken, leaseAttemptId: attemptId, leaseExpiresAt: new Date(now.getTime() + options.leaseMs) },
+    });
+    if (taken.count === 1) claims.push({ item: candidate as OutboxItem, leaseToken, attemptId });
+  }
+  return claims;
+}
+
+const leased = (claim: Claim) => ({ id: claim.item.id, leaseToken: claim.leaseToken });
+
+/** Gives an item back without an attempt (for example the gate said held after the claim). */
+export async function releaseLease(db: Db, claim: Claim): Promise<void> {
+  await db.outboxItem.updateMany({
+    where: leased(claim),
+    data: { leaseToken: null, leaseAttemptId: null, leaseExpiresAt: null },
+  });
+}
+
+/** Persists DISPATCHED before the network call, so a crash afterwards is known to be uncertain. */
+export async function markDispatched(db: Db, claim: Claim, now: Date): Promise<boolean> {
+  const written = await db.outboxItem.updateMany({
+    where: leased(claim),
+    data: {
+      state: "DISPATCHED",
+      attempts: { increment: 1 },
+      lastAttemptAt: now,
+      firstDispatchedAt: claim.item.firstDispatchedAt ?? now,
+    },
+  });
+  return written.count === 1;
+}
+
+/** Records the destination's acknowledgement. A stale lease token (another attempt owns the item) is ignored. */
+export async function markAcknowledged(db: Db, claim: Claim, result: string): Promise<boolean> {
+  const written = await db.outboxItem.updateMany({
+    where: leased(claim),
+    data: { state: "ACKNOWLEDGED", lastResult: result, leaseToken: null, leaseExpiresAt: null },
+  });
+  return written.count === 1;
+}
+
+/**
+ * Schedules another attempt with the same key. `PLANNED` when the destination answered with an error (the
+ * effect did not happen); `DISPATCHED` when the outcome is unknown, so the next claim checks the contract.
+ */
+export async function markRetry(
+  db: Db,
+  claim: Claim,
+  nextAttemptAt: Date,
+  result: string,
+  state: "PLANNED" | "DISPATCHED",
+): Promise<boolean> {
+  const written = await db.outboxItem.updateMany({
+    where: leased(claim),
+    data: { state, lastResult: result, nextAttemptAt, leaseToken: null, leaseExpiresAt: null },
+  });
+  return written.count === 1;
+}
+
+/** Ends the item in a terminal or review state with the last attempt's result. */
+export async function markSettled(
+  db: Db,
+  claim: Claim,
+  state: "FAILED" | "NEEDS_REVIEW",
+  result: string,
+): Promise<boolean> {
+  const written = await db.outboxItem.updateMany({
+    where: leased(claim),
+    data: { state, lastResult: result, leaseToken: null, leaseExpiresAt: null },
+  });
+  return written.count === 1;
+}
+
+export async function findOutboxItem(db: Db, id: string): Promise<OutboxItem | null> {
+  return (await db.outboxItem.findUnique({ where: { id } })) as OutboxItem | null;
+}
+
+/** Items of an agent whose dispatch is under way right now (a live lease on a DISPATCHED row). */
+export async function countInFlight(db: Db, agentId: string, now: Date): Promise<number> {
+  return db.outboxItem.count({ where: { agentId, state: "DISPATCHED", leaseExpiresAt: { gt: now } } });
+}
