@@ -3,9 +3,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { pendingSchemaDiff, schemas } from "../src/store/schema-engine/migrations.mjs";
 import { postgresSchemaText } from "./prisma-schemas.mjs";
+import { withScratchPostgres } from "./scratch-postgres.mjs";
 
 let failed = false;
 if (fs.readFileSync(schemas.postgresql, "utf8") !== postgresSchemaText()) {
@@ -15,20 +15,7 @@ if (fs.readFileSync(schemas.postgresql, "utf8") !== postgresSchemaText()) {
 const sqliteFile = path.join(os.tmpdir(), `holdfast-check-${crypto.randomUUID()}.db`);
 const sqliteDiff = await pendingSchemaDiff(`file:${sqliteFile}`);
 fs.rmSync(sqliteFile, { force: true });
-const admin = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
-const db = `holdfast_check_${crypto.randomUUID().replace(/-/g, "")}`;
-const client = new pg.Client({ connectionString: admin });
-await client.connect();
-await client.query(`CREATE DATABASE ${db}`);
-let pgDiff;
-try {
-  const url = new URL(admin);
-  url.pathname = `/${db}`;
-  pgDiff = await pendingSchemaDiff(url.toString());
-} finally {
-  await client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-  await client.end();
-}
+const pgDiff = await withScratchPostgres("holdfast_check", pendingSchemaDiff);
 for (const [provider, diff] of [
   ["sqlite", sqliteDiff],
   ["postgresql", pgDiff],

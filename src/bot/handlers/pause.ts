@@ -39,6 +39,7 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
       },
     };
   });
+  ctx.events.emit("control.changed", scope);
   const control = await readControl(db, scope);
   ctx.log.info({ agent: command.agent.id, actor: command.user.id, outcome, holdLevel: control?.holdLevel }, "pause");
   return { kind: outcome, control: await controlView(db, command.agent.name, control!) };

@@ -35,6 +35,7 @@ export async function resumeAgent(ctx: HandlerContext, command: ResumeCommand): 
       audit: { action: "resume", actorId, outcome: decision.outcome, holdLevel: current.holdLevel },
     };
   });
+  ctx.events.emit("control.changed", scope);
   const control = await readControl(db, scope);
   ctx.log.info({ agent: agent.id, actor: actorId ?? "scheduler", outcome }, "resume");
   return { kind: outcome, control: await controlView(db, agent.name, control!) };

@@ -1,33 +1,35 @@
 import { decidePause } from "../../policy/pause";
 import { decideResume } from "../../policy/resume";
 import { mayControlTenant } from "../../policy/roles";
-import type { StoredControl } from "../../store/control";
+import type { ControlChange, StoredControl } from "../../store/control";
 import { changeControl, readControl } from "../../store/control";
 import type { KnownUser } from "../../store/directory";
 import { tenantScope } from "../../store/directory";
 import type { HandlerContext } from "../context";
 
-export type TenantControlResult = {
-  kind: "paused" | "raised" | "kept" | "resumed" | "forbidden" | "not_paused";
-  control: StoredControl;
-};
+type TenantOutcome = "paused" | "raised" | "kept" | "resumed" | "not_paused";
+
+export type TenantControlResult = { kind: TenantOutcome | "forbidden"; control: StoredControl };
 
 /** A tenant-wide pause holds every agent of the tenant; only an admin sets or lifts it. */
-export async function pauseTenant(
+async function changeTenant(
   ctx: HandlerContext,
   user: KnownUser,
-  reason: string,
-  until: Date | null,
+  action: "pause" | "resume",
+  change: ControlChange<TenantOutcome>,
 ): Promise<TenantControlResult> {
   const scope = tenantScope(user.tenantId);
-  const kind = await changeControl(ctx.store.db, scope, (current) => {
-    if (!mayControlTenant(user)) {
-      return {
-        next: null,
-        result: "forbidden" as const,
-        audit: { action: "pause", actorId: user.id, outcome: "forbidden", reason },
-      };
-    }
+  const kind = await changeControl<TenantControlResult["kind"]>(ctx.store.db, scope, (current) =>
+    mayControlTenant(user)
+      ? change(current)
+      : { next: null, result: "forbidden", audit: { action, actorId: user.id, outcome: "forbidden" } },
+  );
+  ctx.events.emit("control.changed", scope);
+  return { kind, control: (await readControl(ctx.store.db, scope))! };
+}
+
+export function pauseTenant(ctx: HandlerContext, user: KnownUser, reason: string, until: Date | null) {
+  return changeTenant(ctx, user, "pause", (current) => {
     const decision = decidePause(current, { actorId: user.id, role: "admin", reason, until }, ctx.now());
     return {
       next: decision.outcome === "kept" ? null : decision.next,
@@ -35,25 +37,17 @@ export async function pauseTenant(
       audit: { action: "pause", actorId: user.id, outcome: decision.outcome, reason, holdLevel: "admin" },
     };
   });
-  return { kind, control: (await readControl(ctx.store.db, scope))! };
 }
 
-export async function resumeTenant(ctx: HandlerContext, user: KnownUser): Promise<TenantControlResult> {
-  const scope = tenantScope(user.tenantId);
-  const kind = await changeControl(ctx.store.db, scope, (current) => {
-    if (!mayControlTenant(user)) {
-      return {
-        next: null,
-        result: "forbidden" as const,
-        audit: { action: "resume", actorId: user.id, outcome: "forbidden" },
-      };
-    }
+export function resumeTenant(ctx: HandlerContext, user: KnownUser) {
+  return changeTenant(ctx, user, "resume", (current) => {
     const decision = decideResume(current, { kind: "user", actorId: user.id, role: "admin" });
+    if (decision.outcome !== "resumed" && decision.outcome !== "not_paused")
+      throw new Error("an admin is never refused");
     return {
       next: decision.outcome === "resumed" ? decision.next : null,
-      result: decision.outcome as TenantControlResult["kind"],
+      result: decision.outcome,
       audit: { action: "resume", actorId: user.id, outcome: decision.outcome },
     };
   });
-  return { kind, control: (await readControl(ctx.store.db, scope))! };
 }
