@@ -189,4 +189,75 @@ describe("slack", () => {
     });
     expect((await agentSays(h, { platform: "slack", channel: "C0SOMEWHERE", text: "hi" })).status).toBe(403);
   });
+
+  test("a card the bot cannot post into the channel goes to the caller, and its click edits it in place", async () => {
+    await slash("/pause", "vacation", USERS.alice);
+    const notInChannel = fake.respond("/api/chat.postMessage", () => ({
+      body: { ok: false, error: "not_in_channel" },
+    }));
+    const noUpdate = fake.respond("/api/chat.update", () => ({ body: { ok: false, error: "message_not_found" } }));
+    try {
+      const id = `r${++seq}`;
+      const body = slashCommandBody({
+        command: "/resume",
+        user_id: USERS.alice,
+        team_id: TEAM,
+        response_url: fake.responseUrl(id),
+      });
+      await (await postSigned(events(), body, SECRET)).text();
+      const card = (await fake.waitFor((c) => c.path === `/response/${id}`)).json as {
+        response_type: string;
+        blocks: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>;
+      };
+      expect(card.response_type).toBe("ephemeral");
+      const confirm = card.blocks
+        .find((b) => b.type === "actions")!
+        .elements!.find((e) => e.action_id === "resume.confirm")!;
+      const clickId = `a${++seq}`;
+      const click = blockActionsBody({
+        action_id: "resume.confirm",
+        value: confirm.value,
+        user: { id: USERS.alice, team_id: TEAM },
+        team: { id: TEAM },
+        message: null,
+        container: { type: "message", message_ts: "1700000000.000900", channel_id: "C0001", is_ephemeral: true },
+        response_url: fake.responseUrl(clickId),
+      });
+      await (await postSigned(events(), click, SECRET)).text();
+      const replaced = await fake.waitFor(
+        (c) =>
+          c.path === `/response/${clickId}` && (c.json as { replace_original?: boolean }).replace_original === true,
+      );
+      expect(JSON.stringify(replaced.json)).toContain("Resumed by alice");
+      expect(await h.control()).toMatchObject({ state: "RUNNING" });
+    } finally {
+      notInChannel();
+      noUpdate();
+    }
+  });
+
+  test("a mention in a channel reaches the agent without the mention", async () => {
+    const mention = {
+      type: "event_callback",
+      team_id: TEAM,
+      api_app_id: "A0001",
+      event_id: "Ev0002",
+      event_time: Math.floor(Date.now() / 1000),
+      event: {
+        type: "app_mention",
+        channel: "C0OPS",
+        user: USERS.mia,
+        text: "<@UBOT0001> how is the deploy?",
+        ts: "1700000200.000300",
+      },
+    };
+    await (await postSigned(events(), JSON.stringify(mention), SECRET, "application/json")).text();
+    const delivered = await h.agent.waitFor((c) => c.path === "/agent");
+    expect(delivered.json).toMatchObject({
+      channel: "C0OPS",
+      user: "mia",
+      text: "how is the deploy?",
+      isDirect: false,
+    });
+  });
 });

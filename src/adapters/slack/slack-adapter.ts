@@ -49,8 +49,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     const actor: ChatActor = { platform: "slack", userId: command.user_id, workspaceId: command.team_id };
     const name = command.command.slice(1) as CommandName;
     const reply = await router.command({ name, text: command.text, actor, channelId: command.channel_id }, transport);
-    if (reply.kind === "card") await publisher.post(command.channel_id, reply.card);
-    else await respond({ response_type: reply.ephemeral ? "ephemeral" : "in_channel", text: reply.text });
+    if (reply.kind === "text") {
+      await respond({ response_type: reply.ephemeral ? "ephemeral" : "in_channel", text: reply.text });
+      return;
+    }
+    // A bot that is not a member of the channel cannot post there (not_in_channel); the card then goes to
+    // the caller alone through response_url, and clicks on it are answered through their own response_url.
+    await publisher
+      .post(command.channel_id, reply.card)
+      .catch(() => respond({ response_type: "ephemeral", ...cardBlocks(reply.card) }));
   });
 
   app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action, respond }) => {
@@ -69,7 +76,12 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
       { interactionId, ...parsed, actor, card: { channelId, messageId } },
       transport,
     );
-    if (result.card) await publisher.edit({ channelId, messageId }, result.card);
+    const settled = result.card;
+    if (settled) {
+      await publisher
+        .edit({ channelId, messageId }, settled)
+        .catch(() => respond({ replace_original: true, ...cardBlocks(settled) }));
+    }
     await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
   });
 

@@ -1,9 +1,6 @@
-import { timingSafeEqual } from "node:crypto";
 import { Telegraf } from "telegraf";
 import { message } from "telegraf/filters";
-import type { Update } from "telegraf/types";
 import type {
-  CardPublisher,
   ChatActor,
   ChatAdapter,
   ChatLog,
@@ -12,8 +9,9 @@ import type {
   CommandName,
   RawHttpRoute,
 } from "../../bot/chat/types";
-import { COMMAND_NAMES, header, parseButtonValue } from "../../bot/chat/types";
-import { cardMessage } from "./render";
+import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
+import { telegramPublisher } from "./publisher";
+import { webhookRoute } from "./webhook";
 
 export interface TelegramAdapterOptions {
   token: string;
@@ -114,44 +112,6 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdap
         bot.stop("shutdown");
         await polling;
       }
-    },
-  };
-}
-
-/** `POST /telegram/webhook`: Telegram sends the secret given to setWebhook in a header; anything else is 403. */
-function webhookRoute(bot: Telegraf, secret: string): RawHttpRoute {
-  const expected = Buffer.from(secret);
-  return {
-    path: "/telegram/webhook",
-    async handle(request) {
-      const given = Buffer.from(header(request, "x-telegram-bot-api-secret-token") ?? "");
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { status: 403 };
-      let update: Update;
-      try {
-        update = JSON.parse(request.body) as Update;
-      } catch {
-        return { status: 400 };
-      }
-      await bot.handleUpdate(update);
-      return { status: 200 };
-    },
-  };
-}
-
-function telegramPublisher(bot: Telegraf): CardPublisher {
-  return {
-    async post(channelId, card) {
-      const { text, reply_markup } = cardMessage(card);
-      const sent = await bot.telegram.sendMessage(channelId, text, { reply_markup });
-      return { channelId, messageId: String(sent.message_id) };
-    },
-    async edit(ref, card) {
-      const { text, reply_markup } = cardMessage(card);
-      await bot.telegram.editMessageText(ref.channelId, Number(ref.messageId), undefined, text, { reply_markup });
-    },
-    async say(channelId, text) {
-      const sent = await bot.telegram.sendMessage(channelId, text);
-      return { channelId, messageId: String(sent.message_id) };
     },
   };
 }
