@@ -31,7 +31,12 @@ export function interactionsRoute(client: Client, publicKeyHex: string): RawHttp
       if (!(age <= MAX_AGE_S) || !verifies(key, timestamp + request.body, signature)) {
         return { status: 401, body: "invalid request signature" };
       }
-      const data = JSON.parse(request.body) as { type?: number };
+      let data: { type?: number };
+      try {
+        data = JSON.parse(request.body) as { type?: number };
+      } catch {
+        return { status: 400, body: "invalid JSON" };
+      }
       if (data.type === 1) return { status: 200, body: { type: 1 } }; // PING -> PONG
       gatewayActions.InteractionCreate.handle(data);
       return { status: 202 };
