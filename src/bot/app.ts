@@ -6,6 +6,7 @@ import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
 import { migrateDatabase } from "../store/migrate";
+import { startChat } from "./chat-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import type { HandlerContext } from "./context";
@@ -27,6 +28,8 @@ export interface CreateAppOptions {
   now?: () => Date;
   /** Project root, for the example config. */
   root?: string;
+  /** The raw environment, for chat platform credentials (NAME or NAME_FILE). Absent: no chat platforms. */
+  processEnv?: NodeJS.ProcessEnv;
 }
 
 /** Wires the process: migrate, load the directory, connect Redis, serve the API. */
@@ -57,6 +60,8 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     delivery.start();
     cleanups.unshift(() => delivery.stop());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
+    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http });
+    cleanups.unshift(() => chat.stop());
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());
     const address = http.server.address();

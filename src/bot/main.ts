@@ -6,7 +6,7 @@ const env = parseEnv(process.env);
 const log = createLogger(env.LOG_LEVEL);
 
 try {
-  const app = await startApp({ env, log });
+  const app = await startApp({ env, log, processEnv: process.env });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -5,6 +5,7 @@ import { agentScope } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { controlView } from "../handlers/control-view";
 import { pauseAgent } from "../handlers/pause";
+import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
 import { pauseTenant, resumeTenant } from "../handlers/tenant-control";
 import { agentOfTenant, authenticateUser } from "./auth";
@@ -26,6 +27,7 @@ export function pauseBodySchema(now: () => Date) {
     .strict();
 }
 const ResumeBody = z.object({}).strict();
+const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
 
 export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
@@ -47,7 +49,12 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
   app.post("/v1/agents/:agent/resume", async (request) => {
     const user = await authenticateUser(db, request);
     const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    parseBody(ResumeBody, request.body);
+    if (parseBody(AgentResumeBody, request.body).dryRun) {
+      // The preflight: what a resume would release, with the same permission check, and no change.
+      const preflight = await resumePreflight(ctx, { user, agent });
+      if (preflight.kind !== "ready") throw new ApiError(preflight.kind, refusalMessage(preflight.kind));
+      return { ...preflight.control, dryRun: true, held: preflight.held, resumer: preflight.resumer };
+    }
     const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
     if (result.kind === "resumed") return result.control;
     throw new ApiError(result.kind, refusalMessage(result.kind));

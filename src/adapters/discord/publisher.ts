@@ -1,0 +1,24 @@
+import { type Client, Routes } from "discord.js";
+import type { CardPublisher } from "../../bot/chat/types";
+import { cardMessage } from "./render";
+
+/** Cards are plain channel messages sent over REST, so they can be edited without an interaction token. */
+export function discordPublisher(client: Client): CardPublisher {
+  return {
+    async post(channelId, card) {
+      const sent = (await client.rest.post(Routes.channelMessages(channelId), { body: cardMessage(card) })) as {
+        id: string;
+      };
+      return { channelId, messageId: sent.id };
+    },
+    async edit(ref, card) {
+      await client.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: cardMessage(card) });
+    },
+    async say(channelId, text) {
+      const sent = (await client.rest.post(Routes.channelMessages(channelId), { body: { content: text } })) as {
+        id: string;
+      };
+      return { channelId, messageId: sent.id };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
+import { isValidSlackRequest } from "@slack/bolt";
+import type { ChatLog, RawHttpRequest, RawHttpResponse } from "../../bot/chat/types";
+import { header } from "../../bot/chat/types";
+
+/** Slack shows an error unless the HTTP answer arrives within 3 s; answer a little before that. */
+const ACK_DEADLINE_MS = 2_500;
+
+/**
+ * A Bolt Receiver that does not own a server: the main Fastify server hands it the raw body of
+ * `POST /slack/events`. It checks the signature and timestamp (Bolt's own `isValidSlackRequest`, which
+ * also refuses timestamps older than 5 minutes, i.e. replays), then gives the event to `app.processEvent`
+ * and answers with whatever the listener passed to `ack`.
+ */
+export class RouteReceiver implements Receiver {
+  private app?: App;
+
+  constructor(
+    private readonly signingSecret: string,
+    private readonly log: ChatLog,
+  ) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+
+  async handle(request: RawHttpRequest): Promise<RawHttpResponse> {
+    const signature = header(request, "x-slack-signature") ?? "";
+    const timestamp = Number(header(request, "x-slack-request-timestamp"));
+    const verified = isValidSlackRequest({
+      signingSecret: this.signingSecret,
+      body: request.body,
+      headers: { "x-slack-signature": signature, "x-slack-request-timestamp": timestamp },
+    });
+    if (!verified || !this.app) return { status: 401, body: "invalid request signature" };
+    const body = parseSlackBody(request.body, header(request, "content-type") ?? "");
+    if (!body) return { status: 400, body: "unreadable body" };
+    if (body.type === "url_verification") return { status: 200, body: { challenge: body.challenge } };
+
+    let answer!: (response: RawHttpResponse) => void;
+    const answered = new Promise<RawHttpResponse>((resolve) => {
+      answer = resolve;
+    });
+    const event: ReceiverEvent = {
+      body,
+      retryNum: Number(header(request, "x-slack-retry-num")) || undefined,
+      retryReason: header(request, "x-slack-retry-reason"),
+      ack: async (response?: unknown) => answer(ackResponse(response)),
+    };
+    const timer = setTimeout(() => answer({ status: 200 }), ACK_DEADLINE_MS);
+    this.app
+      .processEvent(event)
+      .catch((error: Error) => this.log.error({ err: error.message }, "slack event failed"))
+      .finally(() => {
+        clearTimeout(timer);
+        answer({ status: 200 });
+      });
+    return answered;
+  }
+}
+
+function ackResponse(response: unknown): RawHttpResponse {
+  if (response === undefined || response === null || response === "") return { status: 200 };
+  return { status: 200, body: typeof response === "string" ? response : (response as object) };
+}
+
+/** Slash commands are form fields, interactive clicks a form field `payload` of JSON, events plain JSON. */
+function parseSlackBody(raw: string, contentType: string): ReceiverEvent["body"] | null {
+  try {
+    if (contentType.includes("application/json")) return JSON.parse(raw);
+    const form = Object.fromEntries(new URLSearchParams(raw));
+    return typeof form.payload === "string" ? JSON.parse(form.payload) : form;
+  } catch {
+    return null;
+  }
+}

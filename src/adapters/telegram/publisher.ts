@@ -1,0 +1,22 @@
+import type { Telegraf } from "telegraf";
+import type { CardPublisher } from "../../bot/chat/types";
+import { cardMessage } from "./render";
+
+/** Cards are messages with an inline keyboard; editing replaces the text and the keyboard. */
+export function telegramPublisher(bot: Telegraf): CardPublisher {
+  return {
+    async post(channelId, card) {
+      const { text, reply_markup } = cardMessage(card);
+      const sent = await bot.telegram.sendMessage(channelId, text, { reply_markup });
+      return { channelId, messageId: String(sent.message_id) };
+    },
+    async edit(ref, card) {
+      const { text, reply_markup } = cardMessage(card);
+      await bot.telegram.editMessageText(ref.channelId, Number(ref.messageId), undefined, text, { reply_markup });
+    },
+    async say(channelId, text) {
+      const sent = await bot.telegram.sendMessage(channelId, text);
+      return { channelId, messageId: String(sent.message_id) };
+    },
+  };
+}

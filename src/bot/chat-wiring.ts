@@ -1,0 +1,114 @@
+import type { FastifyInstance } from "fastify";
+import { createDiscordAdapter } from "../adapters/discord/discord-adapter";
+import { createSlackAdapter } from "../adapters/slack/slack-adapter";
+import { createTelegramAdapter } from "../adapters/telegram/telegram-adapter";
+import type { ConversationPoster } from "./chat/conversation";
+import { createChatRouter } from "./chat/router";
+import type { CardPublisher, ChatAdapter, ChatRouter, Platform, RawHttpRoute } from "./chat/types";
+import { secretFromEnv } from "./config/secrets";
+import type { HandlerContext } from "./context";
+import { registerMessageRoutes } from "./http/message-routes";
+
+export interface ChatWiringOptions {
+  /** The process environment (a parameter, so tests pass their own). */
+  env: NodeJS.ProcessEnv;
+  ctx: HandlerContext;
+  /** The main server; webhook routes are added to it, so call this before it listens. */
+  http: FastifyInstance;
+  postConversation?: ConversationPoster;
+}
+
+export interface ChatWiring {
+  enabled: Platform[];
+  publishers: Partial<Record<Platform, CardPublisher>>;
+  stop(): Promise<void>;
+}
+
+/** A platform is enabled when its credentials are in the environment (each also as NAME_FILE). */
+export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, ctx: HandlerContext): ChatAdapter[] {
+  const secret = (name: string) => secretFromEnv(env, name);
+  const log = ctx.log;
+  const adapters: ChatAdapter[] = [];
+  const slackToken = secret("SLACK_BOT_TOKEN");
+  const signingSecret = secret("SLACK_SIGNING_SECRET");
+  const appToken = secret("SLACK_APP_TOKEN");
+  if (slackToken && (signingSecret || appToken)) {
+    adapters.push(
+      createSlackAdapter({
+        botToken: slackToken,
+        signingSecret: signingSecret ?? "",
+        apiUrl: env.SLACK_API_URL,
+        appToken,
+        router,
+        log,
+      }),
+    );
+  } else if (slackToken) log.warn({}, "SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET: Slack stays off");
+  const discordToken = secret("DISCORD_TOKEN");
+  if (discordToken && env.DISCORD_APPLICATION_ID) {
+    adapters.push(
+      createDiscordAdapter({
+        token: discordToken,
+        applicationId: env.DISCORD_APPLICATION_ID,
+        apiUrl: env.DISCORD_API_URL,
+        publicKey: env.DISCORD_PUBLIC_KEY,
+        router,
+        log,
+      }),
+    );
+  } else if (discordToken) log.warn({}, "DISCORD_TOKEN is set without DISCORD_APPLICATION_ID: Discord stays off");
+  const telegramToken = secret("TELEGRAM_BOT_TOKEN");
+  if (telegramToken) {
+    const webhookSecret = secret("TELEGRAM_WEBHOOK_SECRET");
+    adapters.push(
+      createTelegramAdapter({ token: telegramToken, webhookSecret, apiRoot: env.TELEGRAM_API_ROOT, router, log }),
+    );
+  }
+  return adapters;
+}
+
+/** Builds the router and the enabled adapters, mounts their webhooks and the agents' message route, starts them. */
+export async function startChat(options: ChatWiringOptions): Promise<ChatWiring> {
+  const { ctx, http } = options;
+  const router = createChatRouter({ ctx, postConversation: options.postConversation });
+  const adapters = chatAdaptersFromEnv(options.env, router, ctx);
+  const publishers = Object.fromEntries(adapters.map((a) => [a.platform, a.publisher]));
+  mountRawRoutes(
+    http,
+    adapters.flatMap((a) => a.routes),
+  );
+  registerMessageRoutes(http, ctx, publishers);
+  const started: ChatAdapter[] = [];
+  const stop = async () => {
+    for (const adapter of started.splice(0)) await adapter.stop().catch(() => {});
+  };
+  try {
+    for (const adapter of adapters) {
+      await adapter.start();
+      started.push(adapter);
+      ctx.log.info({ platform: adapter.platform }, "chat platform enabled");
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { enabled: adapters.map((a) => a.platform), publishers, stop };
+}
+
+/** Webhooks need the exact bytes that were signed, so their scope keeps bodies as unparsed text. */
+function mountRawRoutes(http: FastifyInstance, routes: RawHttpRoute[]): void {
+  if (routes.length === 0) return;
+  http.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    for (const route of routes) {
+      scope.post(route.path, async (request, reply) => {
+        const body = typeof request.body === "string" ? request.body : "";
+        const answer = await route.handle({ body, headers: request.headers });
+        reply.status(answer.status);
+        if (answer.body === undefined) return reply.send();
+        return typeof answer.body === "string" ? reply.type("text/plain").send(answer.body) : reply.send(answer.body);
+      });
+    }
+  });
+}

@@ -1,0 +1,53 @@
+import type { PauseArgsError } from "./pause-args";
+import type { Platform } from "./types";
+
+/** Every reason the chat layer says no. Typed codes; words come only from `refusalText`. */
+export type ChatRefusalCode =
+  | "unknown_workspace"
+  | "unknown_user"
+  | "no_agent"
+  | "ambiguous_agent"
+  | "creator_hold"
+  | "forbidden"
+  | "not_paused"
+  | "unknown_button"
+  | "cancel_forbidden"
+  | "no_conversation"
+  | "agent_unreachable"
+  | PauseArgsError;
+
+export interface ChatRefusal {
+  code: ChatRefusalCode;
+  /** Names the words need: the agent, the agents to choose from, the person who asked. */
+  agent?: string;
+  choices?: string[];
+  person?: string;
+}
+
+const WORKSPACE: Record<Platform, string> = {
+  slack: "Slack workspace",
+  discord: "Discord server",
+  telegram: "Telegram account",
+};
+
+/** The one place a chat refusal code becomes words. The code stays visible so people can quote it. */
+export function refusalText(refusal: ChatRefusal, platform: Platform): string {
+  const agent = refusal.agent ?? "the agent";
+  const words: Record<ChatRefusalCode, string> = {
+    unknown_workspace: `Sorry, this ${WORKSPACE[platform]} is not connected to Holdfast, so I can't act here.`,
+    unknown_user: `Sorry, I don't know you yet. Ask an admin to add your ${platform} account to the Holdfast directory.`,
+    no_agent: "Your team has no agents in Holdfast yet.",
+    ambiguous_agent: `Which agent? Name it first, e.g. \`${refusal.choices?.[0] ?? "agent"} vacation\`. Agents: ${(refusal.choices ?? []).join(", ")}.`,
+    creator_hold: "This pause is an admin hold; only an admin can lift it.",
+    forbidden: `Only ${agent}'s principal or an admin can resume it.`,
+    not_paused: `${agent} is not paused, so there is nothing to resume.`,
+    unknown_button: "This button is no longer valid; run the command again.",
+    cancel_forbidden: `Only ${refusal.person ?? "the person who asked"} or an admin can cancel this.`,
+    no_conversation: `${agent} has no conversation destination configured, so I can't pass your message on.`,
+    agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,
+    invalid_until:
+      "I couldn't read the time after `until`. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.",
+    until_in_past: "That time is already past; give a time in the future.",
+  };
+  return `${words[refusal.code]} (${refusal.code})`;
+}

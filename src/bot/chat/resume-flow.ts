@@ -1,0 +1,73 @@
+import { createChatButtons, findChatButton, newButtonId } from "../../store/chat";
+import { findAgentById } from "../../store/chat-directory";
+import { type KnownAgent, type KnownUser, userName } from "../../store/directory";
+import type { HandlerContext } from "../context";
+import { resumePreflight } from "../handlers/preflight";
+import { resumeAgent } from "../handlers/resume";
+import type { ChatRefusal } from "./refusals";
+import { preflightCard, settledCard } from "./resume-card";
+import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
+import { when } from "./words";
+
+/** Step one of a chat resume: a preflight card with Confirm/Cancel, or the reason this user cannot resume. */
+export async function startResume(
+  ctx: HandlerContext,
+  user: KnownUser,
+  agent: KnownAgent,
+  via: ChatTransport,
+): Promise<{ card: Card } | { refusal: ChatRefusal }> {
+  const preflight = await resumePreflight(ctx, { user, agent });
+  if (preflight.kind !== "ready") return { refusal: { code: preflight.kind, agent: agent.name } };
+  const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
+  const tokens = { confirm: newButtonId(), cancel: newButtonId() };
+  const card = preflightCard(preflight, credentials, tokens);
+  // The settled card keeps what the resumer saw, so the channel keeps a record of it.
+  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload: { card } };
+  await createChatButtons(ctx.store.db, [
+    { ...base, id: tokens.confirm, action: "resume.confirm" },
+    { ...base, id: tokens.cancel, action: "resume.cancel" },
+  ]);
+  return { card };
+}
+
+/** Step two: a click on Confirm or Cancel. Only the resume handler decides whether Confirm may resume. */
+export async function finishResume(
+  ctx: HandlerContext,
+  user: KnownUser,
+  click: ChatInteraction,
+  via: ChatTransport,
+): Promise<InteractionResult | { refusal: ChatRefusal }> {
+  const button = await findChatButton(ctx.store.db, click.token);
+  // Another tenant's button is as unknown as a made-up one.
+  if (!button || button.tenantId !== user.tenantId || button.action !== click.action || !button.agentId) {
+    return { refusal: { code: "unknown_button" } };
+  }
+  const agent = await findAgentById(ctx.store.db, button.agentId);
+  if (!agent) return { refusal: { code: "unknown_button" } };
+  const shown = (button.payload.card as Card | undefined) ?? {
+    title: `Resume ${agent.name}`,
+    lines: [],
+    fields: [],
+    buttons: [],
+  };
+  const at = when(ctx.now());
+
+  if (click.action === "resume.cancel") {
+    if (button.requestedBy !== user.id && !user.isAdmin) {
+      const person = (await userName(ctx.store.db, button.requestedBy)) ?? undefined;
+      return { refusal: { code: "cancel_forbidden", person } };
+    }
+    return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
+  }
+
+  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+  ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
+  if (result.kind === "resumed") {
+    return { note: `${agent.name} resumed.`, card: settledCard(shown, `Resumed by ${user.name} at ${at}.`) };
+  }
+  if (result.kind === "not_paused") {
+    // A second Confirm (or a resume from elsewhere) finds it running: the card says so, nothing fires twice.
+    return { note: `${agent.name} is already running.`, card: settledCard(shown, `Already running at ${at}.`) };
+  }
+  return { refusal: { code: result.kind, agent: agent.name } };
+}

@@ -1,0 +1,75 @@
+import type { HandlerContext } from "../context";
+import { pendingApprovals } from "../handlers/approvals";
+import { pauseAgent } from "../handlers/pause";
+import { agentStatus } from "../handlers/status";
+import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
+import { identify, targetAgent } from "./guards";
+import { parsePauseArgs } from "./pause-args";
+import { type ChatRefusal, refusalText } from "./refusals";
+import { finishResume, startResume } from "./resume-flow";
+import type { ChatCommand, ChatRouter, ChatTransport, Reply } from "./types";
+import { approvalsText, pauseText, statusText } from "./words";
+
+export interface ChatRouterOptions {
+  ctx: HandlerContext;
+  /** How messages reach an agent's conversation destination; HTTP POST by default. */
+  postConversation?: ConversationPoster;
+}
+
+const say = (text: string, ephemeral: boolean): Reply => ({ kind: "text", text, ephemeral });
+const refusalReply = (refusal: ChatRefusal, via: ChatTransport): Reply => say(refusalText(refusal, via.platform), true);
+
+/** The one entry for every platform: identify the caller, pick the agent, call the shared handlers. */
+export function createChatRouter(options: ChatRouterOptions): ChatRouter {
+  const { ctx } = options;
+  const post = options.postConversation ?? postConversationEvent;
+
+  async function command(cmd: ChatCommand, via: ChatTransport): Promise<Reply> {
+    const caller = await identify(ctx, cmd.actor);
+    if (!caller.ok) return refusalReply(caller.refusal, via);
+    const user = caller.value;
+    if (cmd.name === "approvals") return say(approvalsText(await pendingApprovals(ctx, user)), true);
+
+    const target = await targetAgent(ctx, { user, text: cmd.text });
+    if (!target.ok) return refusalReply(target.refusal, via);
+    const { agent, rest } = target.value;
+    switch (cmd.name) {
+      case "pause": {
+        const args = parsePauseArgs(rest, ctx.now());
+        if (!args.ok) return refusalReply({ code: args.code, agent: agent.name }, via);
+        const result = await pauseAgent(ctx, { user, agent, reason: args.reason, until: args.until });
+        // A pause concerns everyone in the channel, so it is said out loud.
+        return say(pauseText(result, user.name), false);
+      }
+      case "resume": {
+        const started = await startResume(ctx, user, agent, via);
+        return "card" in started ? { kind: "card", card: started.card } : refusalReply(started.refusal, via);
+      }
+      case "status":
+        return say(statusText(await agentStatus(ctx, agent)), true);
+    }
+  }
+
+  return {
+    async command(cmd, via) {
+      return command(cmd, via);
+    },
+
+    async interaction(click, via) {
+      const caller = await identify(ctx, click.actor);
+      if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
+      const outcome = await finishResume(ctx, caller.value, click, via);
+      return "refusal" in outcome ? { note: refusalText(outcome.refusal, via.platform) } : outcome;
+    },
+
+    async message(message, via) {
+      const caller = await identify(ctx, message.actor);
+      if (!caller.ok) return refusalReply(caller.refusal, via);
+      const target = await targetAgent(ctx, { user: caller.value, text: message.text });
+      if (!target.ok) return refusalReply(target.refusal, via);
+      // The agent gets the whole message; the name only chose where it goes.
+      const refusal = await forwardToAgent(ctx, post, { ...target.value, text: message.text }, message);
+      return refusal ? refusalReply(refusal, via) : null;
+    },
+  };
+}

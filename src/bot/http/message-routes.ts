@@ -1,0 +1,45 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { isKnownChatChannel } from "../../store/chat";
+import { findAgentByKeyHash } from "../../store/directory";
+import type { CardPublisher, Platform } from "../chat/types";
+import { hashKey } from "../config/secrets";
+import type { HandlerContext } from "../context";
+import { bearerToken } from "./auth";
+import { ApiError } from "./errors";
+import { parseBody } from "./validate";
+
+const MessageBody = z
+  .object({
+    platform: z.enum(["slack", "discord", "telegram"]),
+    channel: z.string().min(1).max(200),
+    text: z.string().trim().min(1).max(4000),
+  })
+  .strict();
+
+/**
+ * The agent's side of the ungated conversation: `POST /v1/agents/:agent/messages` with the agent's own key.
+ * An agent may only write into conversations it was spoken to in (ChatChannel), so a leaked agent key
+ * cannot post into arbitrary channels. Not gated by pause: conversation is never held.
+ */
+export function registerMessageRoutes(
+  app: FastifyInstance,
+  ctx: HandlerContext,
+  publishers: Partial<Record<Platform, CardPublisher>>,
+): void {
+  app.post("/v1/agents/:agent/messages", async (request, reply) => {
+    const token = bearerToken(request);
+    const agent = token ? await findAgentByKeyHash(ctx.store.db, hashKey(token)) : null;
+    if (!agent) throw new ApiError("unauthorized", "a valid agent key is required (Authorization: Bearer <agentKey>)");
+    const { agent: name } = request.params as { agent: string };
+    if (agent.name !== name) throw new ApiError("not_found", `no agent '${name}'`);
+    const body = parseBody(MessageBody, request.body);
+    const publisher = publishers[body.platform];
+    if (!publisher) throw new ApiError("not_found", `${body.platform} is not enabled`);
+    if (!(await isKnownChatChannel(ctx.store.db, agent.id, body.platform, body.channel))) {
+      throw new ApiError("forbidden", "the agent has not been spoken to in that channel", "channel");
+    }
+    const sent = await publisher.say(body.channel, body.text);
+    return reply.status(201).send({ platform: body.platform, channel: sent.channelId, messageId: sent.messageId });
+  });
+}

@@ -1,0 +1,45 @@
+import type { Db } from "./client";
+import type { KnownAgent, KnownUser } from "./directory";
+import { findAgent, findUserByIdentity } from "./directory";
+
+const USER_FIELDS = { id: true, tenantId: true, name: true, isAdmin: true } as const;
+
+/** The tenant a Slack team or Discord guild belongs to; null when that workspace is not configured. */
+export async function findTenantByWorkspace(
+  db: Db,
+  platform: "slack" | "discord",
+  workspaceId: string,
+): Promise<string | null> {
+  const where = platform === "slack" ? { slackTeamId: workspaceId } : { discordGuildId: workspaceId };
+  const row = await db.tenant.findFirst({ where, select: { id: true } });
+  return row?.id ?? null;
+}
+
+/**
+ * A Discord DM carries no guild, so the user is found by their Discord user id across configured guilds.
+ * Config validation makes a platform identity belong to one user; if two guilds still claimed the same
+ * person, the answer would be ambiguous and nobody is returned.
+ */
+export async function findDiscordUserInAnyGuild(db: Db, discordUserId: string): Promise<KnownUser | null> {
+  const rows = await db.identity.findMany({
+    where: { id: { startsWith: "discord:", endsWith: `:${discordUserId}` } },
+    take: 2,
+  });
+  if (rows.length !== 1) return null;
+  return findUserByIdentity(db, rows[0]!.id);
+}
+
+export async function listTenantAgents(db: Db, tenantId: string): Promise<KnownAgent[]> {
+  const rows = await db.agent.findMany({ where: { tenantId }, orderBy: { name: "asc" }, select: { name: true } });
+  const agents = await Promise.all(rows.map((r) => findAgent(db, tenantId, r.name)));
+  return agents.filter((a): a is KnownAgent => a !== null);
+}
+
+export async function findAgentById(db: Db, id: string): Promise<KnownAgent | null> {
+  const row = await db.agent.findUnique({ where: { id }, select: { tenantId: true, name: true } });
+  return row ? findAgent(db, row.tenantId, row.name) : null;
+}
+
+export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
+  return db.user.findUnique({ where: { id }, select: USER_FIELDS });
+}

@@ -1,0 +1,77 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import { type ChatWiring, startChat } from "../../src/bot/chat-wiring";
+import { loadDirectoryFile } from "../../src/bot/config/directory-file";
+import type { HandlerContext } from "../../src/bot/context";
+import { buildHttpServer } from "../../src/bot/http/server";
+import { listAudit, readControl, type StoredControl } from "../../src/store/control";
+import { agentScope, syncDirectory } from "../../src/store/directory";
+import { type RecordingServer, startRecordingServer } from "../fakes/recording-http";
+import { createTestDatabase, type TestDatabase } from "./databases";
+import { EXAMPLE_CONFIG } from "./harness";
+
+export const OPS_AGENT_KEY = "demo-key-acme-ops-agent-0007";
+const OPS_AGENT = "acme:ops-agent";
+
+export interface ChatHarness {
+  db: TestDatabase;
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  /** Base URL of the main server (webhooks and API). */
+  url: string;
+  chat: ChatWiring;
+  /** Stands in for ops-agent's conversation webhook (`POST /agent`). */
+  agent: RecordingServer;
+  control(): Promise<StoredControl>;
+  auditCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The bot's HTTP server with the chat layer wired from `env`, on a fresh SQLite database loaded from the
+ * example directory, with ops-agent's webhook pointed at a local recording receiver.
+ */
+export async function startChatHarness(env: Record<string, string>): Promise<ChatHarness> {
+  const agent = await startRecordingServer(() => ({ status: 200, body: { ok: true } }));
+  const configFile = path.join(os.tmpdir(), `holdfast-chat-${process.pid}-${agent.port}.yaml`);
+  const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
+  fs.writeFileSync(configFile, example.replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`));
+  const db = await createTestDatabase("sqlite");
+  await syncDirectory(db.store.db, loadDirectoryFile(configFile));
+  fs.rmSync(configFile);
+  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now: () => new Date() };
+  const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
+  const chat = await startChat({ env, ctx, http });
+  await http.listen({ port: 0, host: "127.0.0.1" });
+  const address = http.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    db,
+    ctx,
+    http,
+    url: `http://127.0.0.1:${port}`,
+    chat,
+    agent,
+    control: async () => (await readControl(db.store.db, agentScope(OPS_AGENT)))!,
+    auditCount: async () => (await listAudit(db.store.db, agentScope(OPS_AGENT))).length,
+    async close() {
+      await chat.stop();
+      await http.close();
+      await agent.close();
+      await db.drop();
+    },
+  };
+}
+
+/** The agent's reply into a chat, through the public API with the agent's key. */
+export async function agentSays(h: ChatHarness, body: { platform: string; channel: string; text: string }) {
+  const response = await fetch(`${h.url}/v1/agents/ops-agent/messages`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${OPS_AGENT_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
