@@ -6,6 +6,7 @@ import pino from "pino";
 import { type ChatWiring, startChat } from "../../src/bot/chat-wiring";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import type { HandlerContext } from "../../src/bot/context";
+import { HoldfastEvents } from "../../src/bot/events";
 import { buildHttpServer } from "../../src/bot/http/server";
 import { listAudit, readControl, type StoredControl } from "../../src/store/control";
 import { agentScope, syncDirectory } from "../../src/store/directory";
@@ -42,7 +43,7 @@ export async function startChatHarness(env: Record<string, string>): Promise<Cha
   const db = await createTestDatabase("sqlite");
   await syncDirectory(db.store.db, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
-  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now: () => new Date() };
+  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now: () => new Date(), events: new HoldfastEvents() };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   const chat = await startChat({ env, ctx, http });
   await http.listen({ port: 0, host: "127.0.0.1" });
