@@ -62,9 +62,9 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let stopped = false;
   let wake: (() => void) | null = null;
 
-  async function deliver(claim: Claim): Promise<void> {
+  async function deliver(claim: Claim, gateHeld: (item: Claim["item"]) => Promise<boolean>): Promise<void> {
     const { item } = claim;
-    if ((await checkGate(db, item.agentId, item.tenantId)).held) return releaseLease(db, claim);
+    if (await gateHeld(item)) return releaseLease(db, claim);
     if (item.state === "DISPATCHED" && item.firstDispatchedAt) {
       const proceed = await resolveUncertain(claim, item.firstDispatchedAt);
       if (!proceed) return;
@@ -147,9 +147,19 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
       return 0;
     }
+    // The gate is read once per agent per round, after the claim and before any dispatch of that round.
+    const verdicts = new Map<string, Promise<boolean>>();
+    const gateHeld = (item: Claim["item"]) => {
+      let verdict = verdicts.get(item.agentId);
+      if (!verdict) {
+        verdict = checkGate(db, item.agentId, item.tenantId).then((v) => v.held);
+        verdicts.set(item.agentId, verdict);
+      }
+      return verdict;
+    };
     await Promise.all(
       claims.map((claim) =>
-        deliver(claim).catch((error: Error) =>
+        deliver(claim, gateHeld).catch((error: Error) =>
           log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
         ),
       ),
