@@ -107,6 +107,13 @@ describe.each(PROVIDERS)("the approval transition table on %s", (provider) => {
     expect(view.json.decision).toMatchObject({ action: "expire", result: "expired", by: null });
   });
 
+  it("a reviewer of another tenant: 404, waiting 3, nothing", async () => {
+    const answer = await decideAs("gina", {});
+    expect(answer).toMatchObject({ status: 404, json: { error: "not_found" } });
+    await expectRow("", "waiting", 3, 0);
+    expect(await h.ctx.store.db.decisionEvent.count()).toBe(0);
+  });
+
   it("records nothing for a refused decision", async () => {
     await decideAs("mia", {});
     await decideAs("rita", { digest: "sha256:old" });
