@@ -15,7 +15,12 @@ export async function startApprovalScheduling(
     redisUrl: redis.url,
     prefix: redis.prefix,
     log: ctx.log,
-    onDue: async (runId) => ((await expireRun(ctx, runId)) === "not_due" ? "not_due" : "done"),
+    onDue: async (runId, deadline) => {
+      const run = await findRun(ctx.store.db, runId);
+      // A new packet may have moved the deadline: that has its own job, and this one is void.
+      if (run?.deadline?.getTime() !== deadline.getTime()) return "done";
+      return (await expireRun(ctx, runId)) === "not_due" ? "not_due" : "done";
+    },
   });
   const scheduleRun = async (runId: string) => {
     const run = await findRun(ctx.store.db, runId);

@@ -7,8 +7,11 @@ export interface ExpirySchedulerOptions {
   /** BullMQ key prefix; tests use a random one so parallel files never share a queue. */
   prefix: string;
   log: Logger;
-  /** Called at (or after) a deadline; answers whether the run was due, so an early job is tried again. */
-  onDue: (runId: string) => Promise<"done" | "not_due">;
+  /**
+   * Called at (or after) the deadline a job was scheduled for; answers whether the run was due, so a job
+   * that fired early by the service clock is tried again.
+   */
+  onDue: (runId: string, deadline: Date) => Promise<"done" | "not_due">;
   /** Default "run-expiry". */
   queueName?: string;
   /** Delay before trying again when a job fired before its deadline by the service clock. Default 1 s. */
@@ -37,7 +40,8 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
   const worker = new Worker(
     name,
     async (job) => {
-      if ((await options.onDue(job.data.runId as string)) === "not_due") throw new NotDueYet(job.data.runId);
+      const { runId, deadlineMs } = job.data as { runId: string; deadlineMs: number };
+      if ((await options.onDue(runId, new Date(deadlineMs))) === "not_due") throw new NotDueYet(runId);
     },
     { connection: workerConnection, prefix: options.prefix, concurrency: 10 },
   );
@@ -50,7 +54,7 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
     async schedule(runId, deadline, now) {
       await queue.add(
         "expire",
-        { runId },
+        { runId, deadlineMs: deadline.getTime() },
         {
           // BullMQ ids may not contain ':'; the deadline is part of the id so a changed deadline gets its own job.
           jobId: `expire.${encodeURIComponent(runId).replaceAll(":", "%3A")}.${deadline.getTime()}`,

@@ -3,5 +3,7 @@ import type { KnownAgent } from "./directory";
 
 export async function findAgentById(db: Db, id: string): Promise<KnownAgent | null> {
   const row = await db.agent.findUnique({ where: { id } });
-  return row ? { ...row, settings: JSON.parse(row.settings) as Record<string, unknown> } : null;
+  if (!row) return null;
+  const { agentKeyHash: _secret, settings, ...known } = row;
+  return { ...known, settings: JSON.parse(settings) as Record<string, unknown> };
 }

@@ -120,3 +120,7 @@ export async function listWaitingDeadlines(db: Db): Promise<Array<{ id: string; 
   });
   return rows.map((r) => ({ id: r.id, deadline: r.deadline! }));
 }
+
+export async function findFirstPacket(db: Db, runId: string): Promise<{ digest: string } | null> {
+  return db.packetVersion.findUnique({ where: { runId_version: { runId, version: 1 } }, select: { digest: true } });
+}

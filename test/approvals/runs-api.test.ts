@@ -56,6 +56,15 @@ describe("the runs API", () => {
     expect(await h.call("GET", "/v1/runs/run-1", "gina")).toMatchObject({ status: 404 });
   });
 
+  it("answers a retried create with the same run, and a different one under the same id with 409", async () => {
+    const first = await asAgent(h, "POST", "/v1/runs", newRun());
+    const again = await asAgent(h, "POST", "/v1/runs", newRun({ packet: { a: "x", b: [1, 2] } }));
+    expect(again).toEqual({ status: 200, json: first.json });
+    const other = await asAgent(h, "POST", "/v1/runs", newRun({ packet: { a: "y" } }));
+    expect(other).toMatchObject({ status: 409, json: { error: "conflict" } });
+    expect(await h.ctx.store.db.packetVersion.count()).toBe(1);
+  });
+
   it("makes a changed packet a new version; decisions for the old one are stale", async () => {
     const v1 = await createWaitingRun(h, { id: "run-2", destination: DESTINATION, deadline: new Date(DEADLINE) });
     const same = await asAgent(h, "POST", "/v1/runs/run-2/packet", {

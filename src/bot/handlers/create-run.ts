@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { canonicalJson, packetDigest } from "../../policy/digest";
 import type { KnownAgent } from "../../store/directory";
-import { createRun, findRun } from "../../store/runs";
+import { createRun, findFirstPacket, findRun } from "../../store/runs";
 import { findTenantUsers } from "../../store/users";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
@@ -23,6 +23,7 @@ export interface CreateRunCommand {
 export type CreateRunResult =
   | { kind: "created"; run: RunView }
   | { kind: "exists" }
+  | { kind: "already_created"; run: RunView }
   | { kind: "invalid"; field: string; message: string };
 
 /** Creates a run waiting for approval at version 1, its packet digested in canonical JSON. */
@@ -52,7 +53,14 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     escalateAfterSeconds: command.escalateAfterSeconds ?? null,
     reviewers: command.reviewers.map((name) => reviewers.find((u) => u.name === name)!.id),
   });
-  if (created === "exists") return { kind: "exists" };
+  if (created === "exists") {
+    // An agent retrying the same create (say after a timeout) gets the run back; anything else is a conflict.
+    const existing = await findRun(db, id);
+    const first = existing && (await findFirstPacket(db, id));
+    if (existing?.agentId === agent.id && first?.digest === packetDigest(command.packet))
+      return { kind: "already_created", run: await runView(db, existing) };
+    return { kind: "exists" };
+  }
   ctx.log.info({ run: id, agent: agent.id }, "run created");
   ctx.events.emit("run.changed", id);
   return { kind: "created", run: await runView(db, (await findRun(db, id))!) };

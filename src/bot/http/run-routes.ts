@@ -75,7 +75,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
     if (result.kind === "invalid")
       throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
     if (result.kind === "exists") throw new ApiError("conflict", `run '${body.id}' already exists`);
-    return reply.status(201).send(result.run);
+    return reply.status(result.kind === "created" ? 201 : 200).send(result.run);
   });
 
   app.post("/v1/runs/:id/packet", { bodyLimit: PACKET_ROUTE_BODY_LIMIT }, async (request) => {
