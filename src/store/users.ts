@@ -8,3 +8,9 @@ export async function findTenantUsers(db: Db, tenantId: string, names: readonly 
     select: { id: true, tenantId: true, name: true, isAdmin: true },
   });
 }
+
+/** Names by user id, in one read. */
+export async function userNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, name: true } });
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

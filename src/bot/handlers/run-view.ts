@@ -4,6 +4,7 @@ import { userName } from "../../store/directory";
 import type { OutboxItem } from "../../store/outbox";
 import { findRunDelivery } from "../../store/outbox-review";
 import type { RunRecord } from "../../store/runs";
+import { userNames } from "../../store/users";
 
 /** What an agent, a reviewer or a chat card sees of an outbox item. */
 export interface DeliveryView {
@@ -55,11 +56,12 @@ export function deliveryView(item: OutboxItem): DeliveryView {
 const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
 
 export async function runView(db: Db, run: RunRecord): Promise<RunView> {
-  const [deciding, delivery, reviewers] = await Promise.all([
+  const [deciding, delivery, names] = await Promise.all([
     findDeciding(db, run.id),
     findRunDelivery(db, run.id),
-    Promise.all(run.reviewers.map(async (id) => (await userName(db, id)) ?? id)),
+    userNames(db, run.reviewers),
   ]);
+  const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
   return {
     id: run.id,
     agent: agentName(run.agentId),
@@ -77,7 +79,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
             eventId: deciding.eventId,
             action: deciding.action,
             result: deciding.result,
-            by: await userName(db, deciding.actorId),
+            by: deciding.actorId ? (names.get(deciding.actorId) ?? (await userName(db, deciding.actorId))) : null,
             at: deciding.at.toISOString(),
           },
         }
