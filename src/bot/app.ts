@@ -6,10 +6,12 @@ import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
 import { migrateDatabase } from "../store/migrate";
+import { startApprovalScheduling } from "./approvals-wiring";
 import { startChat } from "./chat-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import type { HandlerContext } from "./context";
+import { crashHook } from "./crash-hook";
 import { HoldfastEvents } from "./events";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
@@ -54,8 +56,11 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
-    const ctx: HandlerContext = { store, log, now, events: new HoldfastEvents() };
-    const delivery = createDeliveryLoop({ store, log, now });
+    const crash = crashHook(env.HOLDFAST_CRASH_AT);
+    const ctx: HandlerContext = { store, log, now, events: new HoldfastEvents(), crash };
+    const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
+    cleanups.unshift(stopScheduling);
+    const delivery = createDeliveryLoop({ store, log, now, crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS });
     ctx.events.on("outbox.planned", () => delivery.nudge());
     delivery.start();
     cleanups.unshift(() => delivery.stop());

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Store } from "../store/client";
+import type { CrashPoint } from "./crash-hook";
 import type { HoldfastEvents } from "./events";
 
 /** What every handler receives: injected services and the clock. Handlers do no other I/O. */
@@ -8,4 +9,6 @@ export interface HandlerContext {
   log: Logger;
   now: () => Date;
   events: HoldfastEvents;
+  /** Test-only crash points; absent unless HOLDFAST_CRASH_AT is set. */
+  crash?: (point: CrashPoint) => void;
 }

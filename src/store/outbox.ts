@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
-import type { Db, Tx } from "./client";
+import type { Db, Store, Tx } from "./client";
+import { claimDuePostgres } from "./outbox-claim-pg";
 
 export type OutboxKind = "trigger" | "event" | "action" | "message";
 export type OutboxState =
@@ -18,6 +19,8 @@ export interface PlannedDelivery {
   tenantId: string;
   agentId: string;
   runId?: string | null;
+  /** The approved packet's digest (actions only), shown when the item needs review. */
+  digest?: string | null;
   destination: string;
   contract: string;
   payload: unknown;
@@ -29,6 +32,7 @@ export interface OutboxItem {
   tenantId: string;
   agentId: string;
   runId: string | null;
+  digest: string | null;
   destination: string;
   contract: string;
   payload: string;
@@ -41,13 +45,15 @@ export interface OutboxItem {
   lastAttemptAt: Date | null;
   lastResult: string | null;
   nextAttemptAt: Date;
+  observedAt: Date | null;
+  createdAt: Date;
 }
 
 /** Inserts the item unless its key already exists; a retried producer never plans an effect twice. */
 export async function planDelivery(db: Db | Tx, item: PlannedDelivery): Promise<void> {
   await db.outboxItem.upsert({
     where: { id: item.id },
-    create: { ...item, runId: item.runId ?? null, payload: JSON.stringify(item.payload) },
+    create: { ...item, runId: item.runId ?? null, digest: item.digest ?? null, payload: JSON.stringify(item.payload) },
     update: {},
   });
 }
@@ -78,8 +84,13 @@ export interface Claim {
   attemptId: string;
 }
 
+/** Claims due items the way the store's database does it best: SKIP LOCKED on PostgreSQL. */
+export function claimDueItems(store: Store, options: ClaimOptions): Promise<Claim[]> {
+  return store.provider === "postgresql" ? claimDuePostgres(store.db, options) : claimDue(store.db, options);
+}
+
 /**
- * Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
+ * The portable claim, used on SQLite (a single writer): takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
  * timed out, so the outcome is uncertain). Each claim is a conditional update on the previous lease, so two
  * workers never hold the same item; the claim is committed before any network call.
  */
@@ -170,6 +181,15 @@ export async function markSettled(
   const written = await db.outboxItem.updateMany({
     where: leased(claim),
     data: { state, lastResult: result, leaseToken: null, leaseExpiresAt: null },
+  });
+  return written.count === 1;
+}
+
+/** The destination's status lookup confirmed the effect exists: the last step. */
+export async function markObserved(db: Db, id: string, at: Date): Promise<boolean> {
+  const written = await db.outboxItem.updateMany({
+    where: { id, state: "ACKNOWLEDGED" },
+    data: { state: "OBSERVED", observedAt: at },
   });
   return written.count === 1;
 }

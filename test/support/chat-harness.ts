@@ -43,7 +43,12 @@ export async function startChatHarness(env: Record<string, string>): Promise<Cha
   const db = await createTestDatabase("sqlite");
   await syncDirectory(db.store.db, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
-  const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now: () => new Date(), events: new HoldfastEvents() };
+  const ctx: HandlerContext = {
+    store: db.store,
+    log: pino({ level: "silent" }),
+    now: () => new Date(),
+    events: new HoldfastEvents(),
+  };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   const chat = await startChat({ env, ctx, http });
   await http.listen({ port: 0, host: "127.0.0.1" });

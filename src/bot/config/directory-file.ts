@@ -2,12 +2,20 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { parseContract } from "../../policy/delivery";
 import type { DirectorySpec, TenantSpec } from "../../store/directory";
 import { ConfigError } from "./env";
 import { hashKey } from "./secrets";
 
 const Name = z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '.', '_' or '-'");
 const PlatformId = z.union([z.string().min(1), z.number().int()]).transform(String);
+
+const Contract = z
+  .string()
+  .refine(
+    (text) => parseContract(text) !== null,
+    "a receiving contract is 'none', 'key-retained <duration>' or 'unique-external-id', optionally followed by 'lookup <url>'",
+  );
 
 const UserSchema = z
   .object({
@@ -28,6 +36,8 @@ const AgentSchema = z
     webhook: z.url().optional(),
     agentKey: z.string().min(16, "an agent key needs at least 16 characters").optional(),
     agentKeyFile: z.string().optional(),
+    /** Where approved actions may go, each with its receiving contract (design.md section 6). */
+    destinations: z.record(z.url(), Contract).default({}),
   })
   .catchall(z.unknown()); // later features add per-agent settings (checkpoints, review channels, contracts)
 

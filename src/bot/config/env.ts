@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CRASH_POINTS, type CrashPoint } from "../crash-hook";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -7,6 +8,12 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** BullMQ key prefix; tests give each process its own so they never share queues. */
+  HOLDFAST_QUEUE_PREFIX: z.string().min(1).default("holdfast"),
+  /** How long a delivery claim is exclusive before another worker may take the item over. */
+  HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Test-only: kill the process with SIGKILL at this point (see src/bot/crash-hook.ts). */
+  HOLDFAST_CRASH_AT: z.enum(CRASH_POINTS as [CrashPoint, ...CrashPoint[]]).optional(),
 });
 
 export type HoldfastEnv = z.infer<typeof EnvSchema>;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Db } from "../../store/client";
 import type { KnownAgent, KnownUser } from "../../store/directory";
-import { findAgent, findUserByKeyHash } from "../../store/directory";
+import { findAgent, findAgentByKeyHash, findUserByKeyHash } from "../../store/directory";
 import { hashKey } from "../config/secrets";
 import { ApiError } from "./errors";
 
@@ -24,4 +24,28 @@ export async function agentOfTenant(db: Db, tenantId: string, name: string): Pro
   const agent = await findAgent(db, tenantId, name);
   if (!agent) throw new ApiError("not_found", `no agent '${name}'`);
   return agent;
+}
+
+/** The caller is the agent whose key this is (`Authorization: Bearer <agentKey>`). */
+export async function authenticateAgent(db: Db, request: FastifyRequest): Promise<KnownAgent> {
+  const token = bearerToken(request);
+  const agent = token ? await findAgentByKeyHash(db, hashKey(token)) : null;
+  if (!agent) throw new ApiError("unauthorized", "a valid agent key is required (Authorization: Bearer <agentKey>)");
+  return agent;
+}
+
+/** Reading a run is open to its agent and to the users of its tenant. */
+export async function authenticateAgentOrUser(
+  db: Db,
+  request: FastifyRequest,
+): Promise<{ kind: "agent"; agent: KnownAgent } | { kind: "user"; user: KnownUser }> {
+  const token = bearerToken(request);
+  if (token) {
+    const hash = hashKey(token);
+    const user = await findUserByKeyHash(db, hash);
+    if (user) return { kind: "user", user };
+    const agent = await findAgentByKeyHash(db, hash);
+    if (agent) return { kind: "agent", agent };
+  }
+  throw new ApiError("unauthorized", "a valid API or agent key is required (Authorization: Bearer <key>)");
 }

@@ -2,6 +2,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { HandlerContext } from "../context";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
+import { registerOutboxRoutes } from "./outbox-routes";
+import { registerRunRoutes } from "./run-routes";
 
 export interface HealthReport {
   ok: boolean;
@@ -35,6 +37,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     return reply.status(report.ok ? 200 : 503).send(report);
   });
   registerControlRoutes(app, options.ctx);
+  registerRunRoutes(app, options.ctx);
+  registerOutboxRoutes(app, options.ctx);
   return app;
 }
 

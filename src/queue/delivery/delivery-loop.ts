@@ -5,9 +5,10 @@ import type { Store } from "../../store/client";
 import { checkGate } from "../../store/gate";
 import type { Claim } from "../../store/outbox";
 import {
-  claimDue,
+  claimDueItems,
   markAcknowledged,
   markDispatched,
+  markObserved,
   markRetry,
   markSettled,
   pausedScopes,
@@ -28,7 +29,11 @@ export interface DeliveryLoopOptions {
   leaseMs?: number;
   retry?: RetryPolicy;
   random?: () => number;
+  /** Test-only crash points (see src/bot/crash-hook.ts); a no-op unless HOLDFAST_CRASH_AT is set. */
+  crash?: (point: DeliveryCrashPoint) => void;
 }
+
+export type DeliveryCrashPoint = "after-dispatch-mark" | "before-acknowledge";
 
 export interface DeliveryLoop {
   /** Polls until stopped. */
@@ -53,23 +58,26 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
+  const crash = options.crash ?? (() => {});
   let stopped = false;
   let wake: (() => void) | null = null;
 
-  async function deliver(claim: Claim): Promise<void> {
+  async function deliver(claim: Claim, gateHeld: (item: Claim["item"]) => Promise<boolean>): Promise<void> {
     const { item } = claim;
-    if ((await checkGate(db, item.agentId, item.tenantId)).held) return releaseLease(db, claim);
+    if (await gateHeld(item)) return releaseLease(db, claim);
     if (item.state === "DISPATCHED" && item.firstDispatchedAt) {
       const proceed = await resolveUncertain(claim, item.firstDispatchedAt);
       if (!proceed) return;
     }
     if (!(await markDispatched(db, claim, now()))) return; // the lease was lost to another worker
+    crash("after-dispatch-mark");
     const outcome = await transport.send(item, claim.attemptId);
     const attempts = item.attempts + 1;
     const at = now();
     switch (outcome.kind) {
       case "acknowledged":
-        await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`);
+        crash("before-acknowledge");
+        if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`)) await observe(item);
         return;
       case "rejected":
         await markSettled(db, claim, "FAILED", `HTTP ${outcome.status} at ${at.toISOString()}: rejected`);
@@ -100,7 +108,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       const answer = await transport.lookup(contract.lookupUrl, claim.item.id);
       if (answer === "absent") return true;
       if (answer === "present") {
-        await markAcknowledged(db, claim, `found by lookup after ${previous}`);
+        if (await markAcknowledged(db, claim, `found by lookup after ${previous}`))
+          await markObserved(db, claim.item.id, now());
         return false;
       }
     }
@@ -113,11 +122,21 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     return false;
   }
 
+  /**
+   * ACKNOWLEDGED means the destination answered 2xx. OBSERVED means the effect was seen to exist: asked of
+   * the destination's status lookup when its contract names one. Without a lookup, ACKNOWLEDGED is final.
+   */
+  async function observe(item: Claim["item"]): Promise<void> {
+    const lookupUrl = parseContract(item.contract)?.lookupUrl;
+    if (!lookupUrl) return;
+    if ((await transport.lookup(lookupUrl, item.id)) === "present") await markObserved(db, item.id, now());
+  }
+
   async function runOnce(): Promise<number> {
     let claims: Claim[];
     try {
       const paused = await pausedScopes(db);
-      claims = await claimDue(db, {
+      claims = await claimDueItems(store, {
         now: now(),
         limit: options.batchSize ?? 50,
         leaseMs,
@@ -128,9 +147,19 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
       return 0;
     }
+    // The gate is read once per agent per round, after the claim and before any dispatch of that round.
+    const verdicts = new Map<string, Promise<boolean>>();
+    const gateHeld = (item: Claim["item"]) => {
+      let verdict = verdicts.get(item.agentId);
+      if (!verdict) {
+        verdict = checkGate(db, item.agentId, item.tenantId).then((v) => v.held);
+        verdicts.set(item.agentId, verdict);
+      }
+      return verdict;
+    };
     await Promise.all(
       claims.map((claim) =>
-        deliver(claim).catch((error: Error) =>
+        deliver(claim, gateHeld).catch((error: Error) =>
           log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
         ),
       ),

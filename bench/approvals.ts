@@ -1,0 +1,165 @@
+import crypto from "node:crypto";
+import pg from "pg";
+import pino from "pino";
+import { loadDirectoryFile } from "../src/bot/config/directory-file";
+import { hashKey } from "../src/bot/config/secrets";
+import type { HandlerContext } from "../src/bot/context";
+import { HoldfastEvents } from "../src/bot/events";
+import { createRunForAgent } from "../src/bot/handlers/create-run";
+import { decideRun } from "../src/bot/handlers/decide-run";
+import type { RunView } from "../src/bot/handlers/run-view";
+import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
+import { openStore } from "../src/store/client";
+import { findAgent, findUserByKeyHash, syncDirectory } from "../src/store/directory";
+import { migrateDatabase } from "../src/store/migrate";
+import { planDelivery } from "../src/store/outbox";
+import { startEffectReceiver } from "../test/support/effect-receiver";
+
+const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const RUNS = 100;
+const CLICKS_PER_RUN = 10;
+const DELIVERIES = 2000;
+const CONCURRENCY = 50;
+/** Runs being clicked at the same time; each gets its 10 clicks at once (100 decisions in flight). */
+const RUNS_AT_ONCE = 10;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+const fmt = (n: number) => n.toFixed(1);
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Approvals and outbox on PostgreSQL: decisions with 100 runs x 10 concurrent clicks (exactly 100 outbox
+ * rows must result), decision latency, and outbox deliveries to a local receiver against a plain HTTP
+ * POST loop to the same receiver at the same concurrency, measured in the same run (the machine is noisy).
+ */
+export async function benchApprovals(): Promise<void> {
+  const name = `holdfast_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  await admin(`CREATE DATABASE ${name}`);
+  const receiver = await startEffectReceiver();
+  const store = openStore(url.toString());
+  try {
+    await migrateDatabase(url.toString());
+    const destination = `${receiver.url}/effects`;
+    const spec = loadDirectoryFile("holdfast.example.yaml");
+    spec.tenants[0]!.agents[0]!.settings = { destinations: { [destination]: "unique-external-id" } };
+    await syncDirectory(store.db, spec);
+    const log = pino({ level: "silent" });
+    const ctx: HandlerContext = { store, log, now: () => new Date(), events: new HoldfastEvents() };
+    const agent = (await findAgent(store.db, "acme", "ops-agent"))!;
+    const rita = (await findUserByKeyHash(store.db, hashKey("demo-key-acme-rita-0004")))!;
+
+    const runs: RunView[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const created = await createRunForAgent(ctx, {
+        agent,
+        id: `bench-${i}`,
+        operation: "pay",
+        destination,
+        packet: { amount: i, evidence: ["x".repeat(200)] },
+        reviewers: ["rita"],
+        deadline: new Date(Date.now() + 3_600_000),
+      });
+      if (created.kind !== "created") throw new Error(`setup failed: ${created.kind}`);
+      runs.push(created.run);
+    }
+
+    const latencies: number[] = [];
+    const started = performance.now();
+    const results: string[] = [];
+    let nextRun = 0;
+    const clickRun = (run: RunView) =>
+      Promise.all(
+        Array.from({ length: CLICKS_PER_RUN }, async (_, click) => {
+          const t = performance.now();
+          const outcome = await decideRun(ctx, {
+            runId: run.id,
+            eventId: `click-${click}`,
+            action: "approve",
+            version: run.version,
+            digest: run.digest,
+            actor: rita,
+          });
+          latencies.push(performance.now() - t);
+          results.push(outcome.result);
+        }),
+      );
+    await Promise.all(
+      Array.from({ length: RUNS_AT_ONCE }, async () => {
+        while (nextRun < runs.length) await clickRun(runs[nextRun++]!);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const approved = results.filter((r) => r === "approved").length;
+    const outboxRows = await store.db.outboxItem.count();
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `approvals (PostgreSQL): ${RUNS} runs x ${CLICKS_PER_RUN} concurrent clicks (${RUNS_AT_ONCE} runs at once) in ${fmt(seconds)} s`,
+    );
+    console.log(
+      `  decisions answered/s: ${fmt(results.length / seconds)}, committed (winning) decisions/s: ${fmt(approved / seconds)}`,
+    );
+    console.log(
+      `  approved: ${approved}, outbox rows: ${outboxRows} (expected ${RUNS})${outboxRows === RUNS ? "" : "  <-- WRONG"}`,
+    );
+    console.log(
+      `  decision latency p50 ${fmt(percentile(latencies, 0.5))} ms, p99 ${fmt(percentile(latencies, 0.99))} ms`,
+    );
+
+    for (let i = 0; i < DELIVERIES - RUNS; i++) {
+      await planDelivery(store.db, {
+        id: `extra-${i}`,
+        kind: "action",
+        tenantId: "acme",
+        agentId: agent.id,
+        destination,
+        contract: "unique-external-id",
+        payload: { amount: i, evidence: ["x".repeat(200)] },
+      });
+    }
+    const loop = createDeliveryLoop({ store, log, batchSize: CONCURRENCY, pollMs: 60_000 });
+    const deliveryStart = performance.now();
+    while ((await loop.runOnce()) > 0);
+    const deliverySeconds = (performance.now() - deliveryStart) / 1000;
+    await loop.stop();
+
+    const body = JSON.stringify({ amount: 1, evidence: ["x".repeat(200)] });
+    let next = 0;
+    const plainStart = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < DELIVERIES) {
+          const i = next++;
+          const response = await fetch(destination, {
+            method: "POST",
+            headers: { "content-type": "application/json", "idempotency-key": `plain-${i}` },
+            body,
+          });
+          await response.arrayBuffer();
+        }
+      }),
+    );
+    const plainSeconds = (performance.now() - plainStart) / 1000;
+    const acknowledged = await store.db.outboxItem.count({ where: { state: "ACKNOWLEDGED" } });
+    const outboxRate = acknowledged / deliverySeconds;
+    const plainRate = DELIVERIES / plainSeconds;
+    console.log(`outbox deliveries (PostgreSQL, concurrency ${CONCURRENCY}): ${acknowledged} acknowledged`);
+    console.log(
+      `  outbox: ${fmt(outboxRate)}/s, plain HTTP POST loop: ${fmt(plainRate)}/s, ratio ${(outboxRate / plainRate).toFixed(2)}`,
+    );
+  } finally {
+    await store.close();
+    await receiver.close();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}

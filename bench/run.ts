@@ -1,0 +1,5 @@
+import { benchApprovals } from "./approvals";
+
+// Each benchmark lives in its own file and prints its own figures; nothing here asserts timings.
+await benchApprovals();
+process.exit(0); // pools and the wasm engine may keep the event loop alive

@@ -1,0 +1,103 @@
+import type { DecisionAction, DecisionResult } from "../../policy/approval";
+import { decide, decisionFingerprint } from "../../policy/approval";
+import { actionKey } from "../../policy/digest";
+import { findAgentById } from "../../store/agents";
+import { commitDecision, findDecisionEvent } from "../../store/decisions";
+import type { KnownUser } from "../../store/directory";
+import { findRun, type RunRecord } from "../../store/runs";
+import type { HandlerContext } from "../context";
+import { destinationContract } from "./destinations";
+import { type RunView, runView } from "./run-view";
+
+/** One approve/deny, from the API or a chat button. The actor is the authenticated user, never the payload. */
+export interface DecideRunCommand {
+  runId: string;
+  /** Stable across transport retries; for a chat click, the platform's own interaction id. */
+  eventId: string;
+  action: DecisionAction;
+  version: number;
+  digest: string;
+  actor: KnownUser;
+}
+
+/** `not_found`: no such run in the actor's tenant (another tenant's run does not exist for them). */
+export type DecideRunResult = { result: DecisionResult; run: RunView } | { result: "not_found"; run: null };
+
+export async function decideRun(ctx: HandlerContext, command: DecideRunCommand): Promise<DecideRunResult> {
+  const { db } = ctx.store;
+  // A lost race is decided again on the fresh record: it then reads as duplicate, stale or invalid_state.
+  for (let round = 0; round < 2; round++) {
+    const run = await findRun(db, command.runId);
+    if (!run || run.tenantId !== command.actor.tenantId) return { result: "not_found", run: null };
+    const result = await decideOnce(ctx, run, command);
+    if (result !== "lost") {
+      ctx.log.info({ run: run.id, event: command.eventId, actor: command.actor.id, result }, "decision");
+      return { result, run: await runView(db, (await findRun(db, run.id))!) };
+    }
+  }
+  const run = (await findRun(db, command.runId))!;
+  return { result: "invalid_state", run: await runView(db, run) };
+}
+
+async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRunCommand) {
+  const { db } = ctx.store;
+  const now = ctx.now();
+  const recorded = await findDecisionEvent(db, run.id, command.eventId);
+  const decision = decide(
+    run,
+    command,
+    command.actor,
+    now,
+    recorded ? { fingerprint: recorded.fingerprint, result: recorded.result as DecisionResult } : null,
+  );
+  if (decision.result !== "approved" && decision.result !== "denied") return decision.result;
+
+  const approve = decision.result === "approved";
+  const contract = approve ? await contractOf(ctx, run) : undefined;
+  const won = await commitDecision(db, {
+    runId: run.id,
+    fromVersion: run.version,
+    next: decision.next,
+    at: now,
+    event: {
+      eventId: command.eventId,
+      fingerprint: decisionFingerprint(command, command.actor.id),
+      actorId: command.actor.id,
+      action: command.action,
+      version: command.version,
+      digest: command.digest,
+      result: decision.result,
+    },
+    outbox: approve
+      ? {
+          id: actionKey(run.id, run.version, run.operation), // the approved packet version
+          kind: "action",
+          tenantId: run.tenantId,
+          agentId: run.agentId,
+          runId: run.id,
+          digest: run.digest,
+          destination: run.destination,
+          contract: contract ?? "none",
+          payload: {
+            run: run.id,
+            operation: run.operation,
+            version: run.version,
+            digest: run.digest,
+            packet: JSON.parse(run.packet),
+          },
+        }
+      : undefined,
+    beforeCommit: approve ? () => ctx.crash?.("before-approve-commit") : undefined,
+  });
+  if (!won) return "lost" as const;
+  if (approve) ctx.crash?.("after-approve-commit");
+  ctx.events.emit("run.changed", run.id);
+  if (approve) ctx.events.emit("outbox.planned");
+  return decision.result;
+}
+
+/** The contract is read from config when the action is planned and then travels with the outbox row. */
+async function contractOf(ctx: HandlerContext, run: RunRecord): Promise<string | undefined> {
+  const agent = await findAgentById(ctx.store.db, run.agentId);
+  return agent ? destinationContract(agent, run.destination) : undefined;
+}

@@ -1,0 +1,89 @@
+import type { Db } from "../../store/client";
+import { findDeciding } from "../../store/decisions";
+import { userName } from "../../store/directory";
+import type { OutboxItem } from "../../store/outbox";
+import { findRunDelivery } from "../../store/outbox-review";
+import type { RunRecord } from "../../store/runs";
+import { userNames } from "../../store/users";
+
+/** What an agent, a reviewer or a chat card sees of an outbox item. */
+export interface DeliveryView {
+  key: string;
+  state: OutboxItem["state"];
+  destination: string;
+  contract: string;
+  digest: string | null;
+  attempts: number;
+  firstDispatchedAt: string | null;
+  lastAttemptAt: string | null;
+  lastResult: string | null;
+  observedAt: string | null;
+}
+
+export interface RunView {
+  id: string;
+  agent: string;
+  operation: string;
+  destination: string;
+  /** The approval state; the delivery state is `delivery.state`. */
+  state: RunRecord["state"];
+  version: number;
+  digest: string;
+  checkpoint: string | null;
+  deadline: string | null;
+  reviewers: string[];
+  decision?: { eventId: string; action: string; result: string; by: string | null; at: string };
+  delivery?: DeliveryView;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function deliveryView(item: OutboxItem): DeliveryView {
+  return {
+    key: item.id,
+    state: item.state,
+    destination: item.destination,
+    contract: item.contract,
+    digest: item.digest,
+    attempts: item.attempts,
+    firstDispatchedAt: iso(item.firstDispatchedAt),
+    lastAttemptAt: iso(item.lastAttemptAt),
+    lastResult: item.lastResult,
+    observedAt: iso(item.observedAt),
+  };
+}
+
+const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
+
+export async function runView(db: Db, run: RunRecord): Promise<RunView> {
+  const [deciding, delivery, names] = await Promise.all([
+    findDeciding(db, run.id),
+    findRunDelivery(db, run.id),
+    userNames(db, run.reviewers),
+  ]);
+  const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
+  return {
+    id: run.id,
+    agent: agentName(run.agentId),
+    operation: run.operation,
+    destination: run.destination,
+    state: run.state,
+    version: run.version,
+    digest: run.digest,
+    checkpoint: run.checkpoint,
+    deadline: iso(run.deadline),
+    reviewers,
+    ...(deciding
+      ? {
+          decision: {
+            eventId: deciding.eventId,
+            action: deciding.action,
+            result: deciding.result,
+            by: deciding.actorId ? (names.get(deciding.actorId) ?? (await userName(db, deciding.actorId))) : null,
+            at: deciding.at.toISOString(),
+          },
+        }
+      : {}),
+    ...(delivery ? { delivery: deliveryView(delivery) } : {}),
+  };
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { listOutbox } from "../../store/outbox-review";
+import type { HandlerContext } from "../context";
+import { reconcileOutbox } from "../handlers/reconcile-outbox";
+import { deliveryView } from "../handlers/run-view";
+import { agentOfTenant, authenticateUser } from "./auth";
+import { ApiError } from "./errors";
+import { parseBody } from "./validate";
+
+const STATES = ["PLANNED", "DISPATCHED", "ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"] as const;
+
+const ListQuery = z
+  .object({
+    state: z.enum(STATES).optional(),
+    agent: z.string().min(1).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  })
+  .strict();
+
+const ReconcileBody = z
+  .object({
+    resolution: z.enum(["delivered", "retry", "abandon"]),
+    note: z.string().trim().min(1, "a note is required").max(1000),
+  })
+  .strict();
+
+export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
+
+  /** The caller's tenant's effects, newest first; a NEEDS_REVIEW item shows what an operator needs to decide. */
+  app.get("/v1/outbox", async (request) => {
+    const user = await authenticateUser(db, request);
+    const query = parseBody(ListQuery, request.query);
+    const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
+    const items = await listOutbox(db, user.tenantId, { state: query.state, agentId: agent?.id, limit: query.limit });
+    return { items: items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId })) };
+  });
+
+  app.post("/v1/outbox/:key/reconcile", async (request) => {
+    const user = await authenticateUser(db, request);
+    const { key } = z.object({ key: z.string().min(1).max(300) }).parse(request.params);
+    const body = parseBody(ReconcileBody, request.body);
+    const result = await reconcileOutbox(ctx, { user, key, ...body });
+    switch (result.kind) {
+      case "reconciled":
+        return result.item;
+      case "not_found":
+        throw new ApiError("not_found", `no outbox item '${key}'`);
+      case "forbidden":
+        throw new ApiError("forbidden", "only the agent's principal or an admin can reconcile its effects");
+      case "not_needs_review":
+        throw new ApiError("not_needs_review", "the item does not need review");
+    }
+  });
+}

@@ -1,0 +1,68 @@
+import type { Db } from "./client";
+import { type PlannedDelivery, planDelivery } from "./outbox";
+
+export interface StoredDecision {
+  eventId: string;
+  fingerprint: string;
+  actorId: string | null;
+  action: string;
+  version: number;
+  digest: string;
+  result: string;
+  at: Date;
+}
+
+type EventRow = NonNullable<Awaited<ReturnType<Db["decisionEvent"]["findUnique"]>>>;
+const toStored = ({ runId: _run, createdAt, ...row }: EventRow): StoredDecision => ({ ...row, at: createdAt });
+
+export async function findDecisionEvent(db: Db, runId: string, eventId: string): Promise<StoredDecision | null> {
+  const row = await db.decisionEvent.findUnique({ where: { runId_eventId: { runId, eventId } } });
+  return row ? toStored(row) : null;
+}
+
+/** The decision that moved the run out of `waiting`, if any (only winning decisions are recorded). */
+export async function findDeciding(db: Db, runId: string): Promise<StoredDecision | null> {
+  const row = await db.decisionEvent.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });
+  return row ? toStored(row) : null;
+}
+
+export interface DecisionCommit {
+  runId: string;
+  fromVersion: number;
+  next: { state: string; version: number };
+  event: Omit<StoredDecision, "at">;
+  at: Date;
+  /** Approve plans exactly one outbox row in the same transaction; deny and expire plan none. */
+  outbox?: PlannedDelivery;
+  /** Test-only crash point, called inside the transaction just before it commits. */
+  beforeCommit?: () => void;
+}
+
+class LostRace extends Error {}
+
+/**
+ * Writes a decision in one transaction: the run moves on with a conditional update on (id, version,
+ * waiting), the event is recorded and the outbox row planned. Returns false when another decision won
+ * the update (or recorded the same event id first); then nothing of this one is written.
+ */
+export async function commitDecision(db: Db, commit: DecisionCommit): Promise<boolean> {
+  try {
+    await db.$transaction(
+      async (tx) => {
+        const moved = await tx.run.updateMany({
+          where: { id: commit.runId, version: commit.fromVersion, state: "waiting" },
+          data: { ...commit.next, decidedBy: commit.event.actorId, decidedAt: commit.at },
+        });
+        if (moved.count !== 1) throw new LostRace();
+        await tx.decisionEvent.create({ data: { runId: commit.runId, ...commit.event, createdAt: commit.at } });
+        if (commit.outbox) await planDelivery(tx, commit.outbox);
+        commit.beforeCommit?.();
+      },
+      { maxWait: 30_000, timeout: 30_000 },
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof LostRace || (error as { code?: string }).code === "P2002") return false;
+    throw error;
+  }
+}

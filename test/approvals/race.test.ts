@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { hashKey } from "../../src/bot/config/secrets";
+import { decideRun } from "../../src/bot/handlers/decide-run";
+import { findUserByKeyHash } from "../../src/store/directory";
+import { createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
+import { createHarness, type Harness, KEYS } from "../support/harness";
+
+const DESTINATION = "http://127.0.0.1:4000/actions";
+
+// design.md section 5: the transition is a conditional update; of racing decisions exactly one wins.
+describe("50 decisions in parallel on postgresql", () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness("postgresql");
+    await declareDestinations(h, { [DESTINATION]: "unique-external-id" });
+  });
+  afterEach(async () => h.close());
+
+  it("lets exactly one win; the losers record nothing and queue nothing", async () => {
+    const run = await createWaitingRun(h, {
+      id: "race-1",
+      destination: DESTINATION,
+      deadline: new Date(Date.now() + 3_600_000),
+      versions: 3,
+    });
+    const rita = (await findUserByKeyHash(h.ctx.store.db, hashKey(KEYS.rita)))!;
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        decideRun(h.ctx, {
+          runId: run.id,
+          eventId: `click-${i}`,
+          action: i % 2 ? "deny" : "approve",
+          version: run.version,
+          digest: run.digest,
+          actor: rita,
+        }),
+      ),
+    );
+    const results = outcomes.map((o) => o.result);
+    const winners = results.filter((r) => r === "approved" || r === "denied");
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r === "stale" || r === "invalid_state")).toHaveLength(49);
+    const stored = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect({ state: stored.state, version: stored.version }).toEqual({ state: winners[0], version: 4 });
+    expect(await h.ctx.store.db.decisionEvent.count({ where: { runId: run.id } })).toBe(1);
+    expect(await outboxCount(h, run.id)).toBe(winners[0] === "approved" ? 1 : 0);
+  });
+
+  it("answers the same event sent 20 times at once with one approval and duplicates", async () => {
+    const run = await createWaitingRun(h, {
+      id: "race-2",
+      destination: DESTINATION,
+      deadline: new Date(Date.now() + 3_600_000),
+    });
+    const rita = (await findUserByKeyHash(h.ctx.store.db, hashKey(KEYS.rita)))!;
+    const event = {
+      runId: run.id,
+      eventId: "retry-me",
+      action: "approve" as const,
+      version: 1,
+      digest: run.digest,
+      actor: rita,
+    };
+    const results = (await Promise.all(Array.from({ length: 20 }, () => decideRun(h.ctx, event)))).map((o) => o.result);
+    expect(results.filter((r) => r === "approved")).toHaveLength(1);
+    expect(results.filter((r) => r === "duplicate")).toHaveLength(19);
+    expect(await outboxCount(h, run.id)).toBe(1);
+  });
+});

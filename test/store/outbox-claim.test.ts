@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore, type Store } from "../../src/store/client";
+import { claimDueItems, findOutboxItem, planDelivery } from "../../src/store/outbox";
+import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
+
+const T = new Date("2026-12-01T10:00:00.000Z");
+const LEASE = 5_000;
+
+/**
+ * The claim compares the injected clock with timestamp(3) columns. On PostgreSQL that comparison runs in
+ * SQL, so it is checked under a session time zone far from UTC as well.
+ */
+describe.each([...PROVIDERS, "postgresql in America/New_York" as const])("claiming due items on %s", (variant) => {
+  let db: TestDatabase;
+  let store: Store;
+  beforeEach(async () => {
+    db = await createTestDatabase(variant === "sqlite" ? "sqlite" : "postgresql");
+    store = db.store;
+    if (variant === "postgresql in America/New_York") {
+      const url = new URL(db.url);
+      url.searchParams.set("options", "-c TimeZone=America/New_York");
+      store = openStore(url.toString());
+      const [zone] = await store.db.$queryRawUnsafe<Array<{ TimeZone: string }>>("SHOW TimeZone");
+      expect(zone?.TimeZone).toBe("America/New_York");
+    }
+    await planDelivery(store.db, {
+      id: "k1",
+      kind: "action",
+      tenantId: "acme",
+      agentId: "acme:ops-agent",
+      destination: "http://127.0.0.1:9/x",
+      contract: "none",
+      payload: {},
+    });
+    await store.db.outboxItem.update({ where: { id: "k1" }, data: { nextAttemptAt: T } });
+  });
+  afterEach(async () => {
+    if (store !== db.store) await store.close();
+    await db.drop();
+  });
+
+  const claim = (now: Date, exclude: string[] = []) =>
+    claimDueItems(store, { now, limit: 10, leaseMs: LEASE, excludeAgents: exclude, excludeTenants: [] });
+
+  it("claims exactly at the due time, holds the lease to the millisecond, and skips excluded agents", async () => {
+    expect(await claim(new Date(T.getTime() - 1))).toHaveLength(0);
+    expect(await claim(T, ["acme:ops-agent"])).toHaveLength(0);
+    const [first] = await claim(T);
+    expect(first?.item.id).toBe("k1");
+    const leased = await findOutboxItem(store.db, "k1");
+    expect(leased?.leaseToken).toBe(first?.leaseToken);
+    expect(leased?.leaseExpiresAt?.toISOString()).toBe(new Date(T.getTime() + LEASE).toISOString());
+    expect(await claim(new Date(T.getTime() + LEASE - 1))).toHaveLength(0);
+    expect(await claim(new Date(T.getTime() + LEASE))).toHaveLength(0); // expiry is strictly before now
+    const [second] = await claim(new Date(T.getTime() + LEASE + 1));
+    expect(second?.leaseToken).not.toBe(first?.leaseToken);
+  });
+});
