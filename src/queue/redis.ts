@@ -3,7 +3,8 @@ import net from "node:net";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 
-const LOCAL_REDIS = { host: "127.0.0.1", port: 6379 };
+const LOCAL_HOST = "127.0.0.1";
+const DEFAULT_LOCAL_PORT = 6379;
 
 export interface RedisHandle {
   url: string;
@@ -31,11 +32,13 @@ function answers(host: string, port: number, timeoutMs = 500): Promise<boolean> 
 }
 
 /** Starts `redis-server` as a child that keeps nothing on disk: the database is the source of truth. */
-async function startLocalRedis(log: Logger): Promise<ChildProcess> {
+async function startLocalRedis(port: number, log: Logger): Promise<ChildProcess> {
   const child = spawn(
     "redis-server",
-    ["--port", String(LOCAL_REDIS.port), "--bind", LOCAL_REDIS.host, "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
+    ["--port", String(port), "--bind", LOCAL_HOST, "--save", "", "--appendonly", "no"],
+    {
+      stdio: "ignore",
+    },
   );
   const failed = new Promise<never>((_, reject) =>
     child.once("error", () =>
@@ -47,7 +50,7 @@ async function startLocalRedis(log: Logger): Promise<ChildProcess> {
     ),
   );
   for (let i = 0; i < 50; i++) {
-    const up = await Promise.race([answers(LOCAL_REDIS.host, LOCAL_REDIS.port, 200), failed]);
+    const up = await Promise.race([answers(LOCAL_HOST, port, 200), failed]);
     if (up) {
       log.info({ pid: child.pid }, "started a local redis-server");
       return child;
@@ -55,14 +58,21 @@ async function startLocalRedis(log: Logger): Promise<ChildProcess> {
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill();
-  throw new RedisUnavailableError("started redis-server, but it did not answer on 127.0.0.1:6379");
+  throw new RedisUnavailableError(`started redis-server, but it did not answer on ${LOCAL_HOST}:${port}`);
 }
 
-/** Connects to REDIS_URL, or to a local Redis, starting one as a child process when none answers. */
-export async function connectRedis(redisUrl: string | undefined, log: Logger): Promise<RedisHandle> {
+/**
+ * Connects to REDIS_URL, or to a local Redis (127.0.0.1, `localPort`, default 6379), starting one as a child
+ * process when none answers.
+ */
+export async function connectRedis(
+  redisUrl: string | undefined,
+  log: Logger,
+  localPort = DEFAULT_LOCAL_PORT,
+): Promise<RedisHandle> {
   let child: ChildProcess | undefined;
-  const url = redisUrl ?? `redis://${LOCAL_REDIS.host}:${LOCAL_REDIS.port}`;
-  if (!redisUrl && !(await answers(LOCAL_REDIS.host, LOCAL_REDIS.port))) child = await startLocalRedis(log);
+  const url = redisUrl ?? `redis://${LOCAL_HOST}:${localPort}`;
+  if (!redisUrl && !(await answers(LOCAL_HOST, localPort))) child = await startLocalRedis(localPort, log);
   const client = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
   client.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
   await client.connect().catch((error: Error) => {
