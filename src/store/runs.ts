@@ -151,3 +151,9 @@ export async function listRunsAwaitingReviewer(db: Db, tenantId: string, userId:
       createdAt,
     }));
 }
+
+/** One stored packet version of a run (each version's packet is kept, so old cards can still be shown). */
+export async function findPacketVersion(db: Db, runId: string, version: number): Promise<string | null> {
+  const row = await db.packetVersion.findUnique({ where: { runId_version: { runId, version } } });
+  return row?.packet ?? null;
+}

@@ -60,28 +60,44 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
       .catch(() => respond({ response_type: "ephemeral", ...cardBlocks(reply.card) }));
   });
 
-  app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action, respond }) => {
-    await ack();
+  /** A button click as the neutral interaction; null for clicks that are not ours. */
+  const clickOf = (body: BlockAction<ButtonAction>, action: ButtonAction) => {
     const parsed = parseButtonValue(`${action.action_id}:${action.value ?? ""}`);
     const channelId = body.channel?.id ?? body.container?.channel_id;
     const messageId = body.message?.ts ?? body.container?.message_ts;
-    if (!parsed || !channelId || !messageId) return;
+    if (!parsed || !channelId || !messageId) return null;
     const actor: ChatActor = {
       platform: "slack",
       userId: body.user.id,
       workspaceId: body.user.team_id ?? body.team?.id,
     };
+    // trigger_id is Slack's id for this one click (a re-sent payload carries the same); action_ts pins the
+    // button within it. The message ts would name the card, not the click.
     const interactionId = `${body.trigger_id}:${action.action_ts}`;
-    const result = await router.interaction(
-      { interactionId, ...parsed, actor, card: { channelId, messageId } },
-      transport,
-    );
+    return { interactionId, ...parsed, actor, card: { channelId, messageId } };
+  };
+
+  app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action, respond }) => {
+    await ack();
+    const click = clickOf(body, action);
+    if (!click) return;
+    const result = await router.interaction(click, transport);
     const settled = result.card;
     if (settled) {
       await publisher
-        .edit({ channelId, messageId }, settled)
+        .edit(click.card, settled)
         .catch(() => respond({ replace_original: true, ...cardBlocks(settled) }));
     }
+    await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
+  });
+
+  // Approve/Deny: the decision is recorded before the ack, so a 200 means "recorded" (a decision is one
+  // short transaction; the receiver still acks at 2.5 s whatever happens). The cards are edited by the
+  // card sync, and the clicker's note follows through response_url.
+  app.action<BlockAction<ButtonAction>>(/^run\./, async ({ ack, body, action, respond }) => {
+    const click = clickOf(body, action);
+    if (!click) return ack();
+    const result = await router.interaction(click, transport).finally(() => ack());
     await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
   });
 
@@ -102,6 +118,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
 
 function slackPublisher(client: WebClient): CardPublisher {
   return {
+    async openDirect(userId) {
+      const opened = await client.conversations.open({ users: userId });
+      return opened.channel!.id!;
+    },
     async post(channelId, card) {
       const sent = await client.chat.postMessage({ channel: channelId, ...cardBlocks(card) });
       return { channelId: sent.channel ?? channelId, messageId: sent.ts! };

@@ -2,6 +2,7 @@ import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
 import { pauseAgent } from "../handlers/pause";
 import { agentStatus } from "../handlers/status";
+import { decideFromChat } from "./approval-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
 import { identify, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
@@ -58,6 +59,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     async interaction(click, via) {
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
+      if (click.action === "run.approve" || click.action === "run.deny")
+        return decideFromChat(ctx, caller.value, click);
       const outcome = await finishResume(ctx, caller.value, click, via);
       return "refusal" in outcome ? { note: refusalText(outcome.refusal, via.platform) } : outcome;
     },

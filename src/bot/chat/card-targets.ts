@@ -1,0 +1,48 @@
+import { listChatIdentities } from "../../store/chat-directory";
+import type { Db } from "../../store/client";
+import type { KnownAgent } from "../../store/directory";
+import type { CardPublisher, Platform } from "./types";
+
+/** Per platform, the channel an agent's approval cards go to instead of each reviewer's DM. */
+export type ReviewChannels = Partial<Record<Platform, string>>;
+
+export interface CardTarget {
+  platform: Platform;
+  channelId: string;
+}
+
+export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => {
+  const configured = (agent.settings.reviewChannel ?? {}) as Record<string, string | number>;
+  return Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
+};
+
+/**
+ * Where one packet version's cards go: on each enabled platform, the agent's review channel if it has one
+ * (one card, seen by all its reviewers), otherwise a DM to each reviewer who has an identity there.
+ */
+export async function cardTargets(
+  db: Db,
+  agent: KnownAgent,
+  reviewerIds: readonly string[],
+  publishers: Partial<Record<Platform, CardPublisher>>,
+  /** A DM that cannot be opened skips that one reviewer on that platform, never the others. */
+  onUnreachable: (platform: Platform, platformUserId: string, error: Error) => void,
+): Promise<CardTarget[]> {
+  const channels = reviewChannelsOf(agent);
+  const identities = await listChatIdentities(db, reviewerIds);
+  const targets: CardTarget[] = [];
+  for (const [platform, publisher] of Object.entries(publishers) as Array<[Platform, CardPublisher]>) {
+    const channel = channels[platform];
+    if (channel) {
+      targets.push({ platform, channelId: channel });
+      continue;
+    }
+    for (const identity of identities.filter((i) => i.platform === platform)) {
+      await publisher.openDirect(identity.platformUserId).then(
+        (channelId) => targets.push({ platform, channelId }),
+        (error: Error) => onUnreachable(platform, identity.platformUserId, error),
+      );
+    }
+  }
+  return targets;
+}
