@@ -11,7 +11,7 @@ async function api(h: ChatHarness, path: string, key: string, body: unknown) {
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
 /** Creates a run waiting for rita (by default) and waits until its cards are posted. */

@@ -12,7 +12,7 @@ const MAX_SUMMARY_LINES = 6;
 const MAX_VALUE_CHARS = 120;
 
 /** "sha256:3f2a…" shortened to what a person can compare at a glance; the button carries the full digest. */
-export const shortDigest = (digest: string) => digest.replace(/^sha256:/, "").slice(0, 12);
+export const shortDigest = (digest: string) => `${digest.slice(0, "sha256:".length + 12)}…`;
 
 /** "2h 5m left", "3d 4h left", "40s left", or "past" — time left, to the two largest units. */
 export function timeLeft(deadline: Date, now: Date): string {
@@ -76,7 +76,7 @@ export function approvalCard(
   const { summary, evidence } = packetSummary(run.packet);
   const left = run.deadline && tokens ? ` (${timeLeft(run.deadline, now)})` : "";
   return {
-    title: `Approve ${run.operation} for ${agentName}?`,
+    title: tokens ? `Approve ${run.operation} for ${agentName}?` : `${run.operation} for ${agentName}`,
     lines: [...summary, ...(evidence.length ? [`Evidence: ${evidence.join("; ")}`] : [])],
     fields: [
       { label: "Run", value: run.id },
