@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
+import { HoldfastEvents } from "../../src/bot/events";
+import { createRunForAgent } from "../../src/bot/handlers/create-run";
+import { decideRun } from "../../src/bot/handlers/decide-run";
 import { expireRun } from "../../src/bot/handlers/expire-run";
-import { syncDirectory } from "../../src/store/directory";
+import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory";
 import { buttonInteraction, type DiscordFake, discordMessage, startDiscordFake } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
 import { blockActionsBody, postSigned, type SlackFake, slackArgs, startSlackFake } from "../fakes/slack-fake";
@@ -223,5 +226,31 @@ describe("approval cards on all three platforms at once", () => {
       agent.settings = settings;
       await syncDirectory(h.ctx.store.db, spec);
     }
+  });
+
+  test("changes whose events were missed (a restart) are caught up by the sync at start", async () => {
+    const decided = await createRunWithCards(h, "all-missed");
+    // The same handlers with nobody listening: as if the bot had been down when these happened.
+    const unheard = { ...h.ctx, events: new HoldfastEvents() };
+    const actor = (await findUserByIdentity(h.ctx.store.db, `telegram:${RITA.telegram}`))!;
+    const { version, digest } = decided;
+    const decision = { runId: decided.id, eventId: "missed-1", action: "approve" as const, version, digest, actor };
+    expect((await decideRun(unheard, decision)).result).toBe("approved");
+    const created = await createRunForAgent(unheard, {
+      agent: (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!,
+      id: "all-missed-new",
+      operation: "send-invoice",
+      destination: "http://127.0.0.1:4000/actions",
+      packet: { n: 1 },
+      reviewers: ["rita"],
+      deadline: new Date(Date.now() + 3_600_000),
+    });
+    expect(created.kind).toBe("created");
+    expect(await cardRows(h, "all-missed-new")).toEqual([]);
+
+    await h.chat.cards.syncAll();
+    expect((await cardRows(h, decided.id)).map((c) => c.shows)).toEqual(["approved", "approved", "approved"]);
+    allThree(edits(), /Approved by rita at/);
+    expect((await cardRows(h, "all-missed-new")).map((c) => c.shows)).toEqual(["open", "open", "open"]);
   });
 });
