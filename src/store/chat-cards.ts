@@ -12,6 +12,7 @@ export interface StoredCard {
   /** null while the card is being posted (claimed, not yet sent). */
   messageId: string | null;
   shows: CardShows;
+  createdAt: Date;
 }
 
 type CardRow = NonNullable<Awaited<ReturnType<Db["chatCard"]["findUnique"]>>>;
@@ -24,6 +25,7 @@ const toCard = (row: CardRow): StoredCard => ({
   channelId: row.channelId,
   messageId: row.messageId,
   shows: row.shows as CardShows,
+  createdAt: row.createdAt,
 });
 
 /**

@@ -148,4 +148,17 @@ describe("slack approval cards", () => {
     await h.chat.cards.sync("slack-forged");
     expect(await runSnapshot(h, "slack-forged")).toEqual(before);
   });
+
+  test("a claim left by a crash between claim and post is given back, and the card is posted", async () => {
+    const run = await createRunWithCards(h, "slack-crashed");
+    const db = h.ctx.store.db;
+    // As if the process died after claiming version 1's card and before posting it.
+    await db.chatCard.deleteMany({ where: { runId: run.id } });
+    const claim = { runId: run.id, version: 1, platform: "slack", channelId: RITA_DM };
+    await db.chatCard.create({ data: { ...claim, messageId: null, createdAt: new Date(Date.now() - 120_000) } });
+    const posts = postsTo(RITA_DM).length;
+    await h.chat.cards.sync(run.id);
+    expect(postsTo(RITA_DM)).toHaveLength(posts + 1);
+    expect(await cardRows(h, run.id)).toMatchObject([{ ...claim, shows: "open", messageId: expect.any(String) }]);
+  });
 });

@@ -29,6 +29,13 @@ export interface CardSync {
 type Publishers = Partial<Record<Platform, CardPublisher>>;
 
 /**
+ * A claim still without a message after this long was left by a crash between claim and post; it is given
+ * back so the card gets posted. (Should the post have gone out after all, rita sees two cards; both decide
+ * the same packet version, and a second card beats none.)
+ */
+const ABANDONED_CLAIM_MS = 60_000;
+
+/**
  * Keeps the approval cards a view of the durable run (design.md section 5). `run.changed` is only a hint:
  * each sync re-reads the run and its cards, posts the open request's cards that are missing, and settles
  * every card whose version was decided, expired or superseded. Syncs of one run are queued one after the
@@ -55,6 +62,10 @@ export function startCardSync(ctx: HandlerContext, publishers: Publishers): Card
     const cards = await listRunCards(db, runId);
     const deciding = run.state === "waiting" ? null : await findDeciding(db, runId);
     for (const card of cards) {
+      if (!card.messageId && ctx.now().getTime() - card.createdAt.getTime() > ABANDONED_CLAIM_MS) {
+        await releaseCardClaim(db, card.id);
+        continue;
+      }
       const shows = card.shows === "open" ? cardOutcome(run, card.version, deciding?.version ?? null) : null;
       if (shows && card.messageId) {
         const decision = deciding && { by: await userName(db, deciding.actorId), at: deciding.at };
