@@ -153,7 +153,13 @@ export async function listRunsAwaitingReviewer(db: Db, tenantId: string, userId:
 }
 
 /** One stored packet version of a run (each version's packet is kept, so old cards can still be shown). */
-export async function findPacketVersion(db: Db, runId: string, version: number): Promise<string | null> {
-  const row = await db.packetVersion.findUnique({ where: { runId_version: { runId, version } } });
-  return row?.packet ?? null;
+export async function findPacketVersion(
+  db: Db,
+  runId: string,
+  version: number,
+): Promise<{ packet: string; digest: string } | null> {
+  return db.packetVersion.findUnique({
+    where: { runId_version: { runId, version } },
+    select: { packet: true, digest: true },
+  });
 }

@@ -106,11 +106,14 @@ describe("slack approval cards", () => {
   });
 
   test("a click on a superseded card is stale and changes nothing", async () => {
-    await createRunWithCards(h, "slack-stale");
+    const first = await createRunWithCards(h, "slack-stale");
     const old = cardFor("slack-stale", 1);
-    await saveChangedPacket(h, "slack-stale", 250);
-    const superseded = fake.callsTo("chat.update").at(-1)!;
-    expect(String(slackArgs(superseded).blocks)).toContain("Superseded by version 2");
+    const second = await saveChangedPacket(h, "slack-stale", 250);
+    const superseded = String(slackArgs(fake.callsTo("chat.update").at(-1)!).blocks);
+    expect(superseded).toContain("Superseded by version 2");
+    // The old card keeps showing what it was about: version 1's digest, not the new one.
+    expect(superseded).toContain(first.digest.slice(0, 19));
+    expect(superseded).not.toContain(second.digest.slice(0, 19));
     const before = await runSnapshot(h, "slack-stale");
     expect(before.cards).toEqual(["superseded", "open"]);
 

@@ -90,8 +90,10 @@ export function startCardSync(ctx: HandlerContext, publishers: Publishers): Card
   ) {
     const publisher = publishers[card.platform as Platform];
     if (!publisher || !(await markCardShows(db, card.id, "open", shows))) return;
-    const packet = (await findPacketVersion(db, run.id, card.version)) ?? run.packet;
-    const settled = approvalCard({ ...run, version: card.version, packet }, agent.name, ctx.now(), null, footer);
+    // The card keeps showing its own version's packet and digest, whatever the run is at now.
+    const shown = (await findPacketVersion(db, run.id, card.version)) ?? run;
+    const cardRun = { ...run, version: card.version, packet: shown.packet, digest: shown.digest };
+    const settled = approvalCard(cardRun, agent.name, ctx.now(), null, footer);
     try {
       await publisher.edit({ channelId: card.channelId, messageId: card.messageId! }, settled);
     } catch (error) {
