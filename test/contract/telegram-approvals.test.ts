@@ -3,6 +3,7 @@ import { callbackQueryUpdate, startTelegramFake, type TelegramFake } from "../fa
 import {
   cardRows,
   createRunWithCards,
+  decideThroughApi,
   decisionRows,
   outboxRows,
   runSnapshot,
@@ -115,5 +116,23 @@ describe("telegram approval cards", () => {
     const forged = await click("cbq-tg-4", card.approve, RITA, Number(card.row.messageId), "not-the-secret");
     expect(forged).toEqual({ status: 403, toast: undefined });
     expect(await runSnapshot(h, run.id)).toEqual(before);
+  });
+
+  test("an edit the platform refused stays open and is made by the next sync", async () => {
+    const run = await createRunWithCards(h, "tg-retry");
+    const refuse = fake.respond(`/bot${TOKEN}/editMessageText`, () => ({
+      status: 429,
+      body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1" },
+    }));
+    try {
+      const body = { eventId: "api-tg-retry", action: "deny" as const, version: run.version, digest: run.digest };
+      expect((await decideThroughApi(h, run.id, body)).json.result).toBe("denied");
+      expect((await cardRows(h, run.id)).map((c) => c.shows)).toEqual(["open"]);
+    } finally {
+      refuse();
+    }
+    await h.chat.cards.sync(run.id); // what the sweep does for runs with an open card
+    expect((await cardRows(h, run.id)).map((c) => c.shows)).toEqual(["denied"]);
+    expect(String((fake.callsTo("editMessageText").at(-1)!.json as Sent).text)).toMatch(/Denied by rita at/);
   });
 });

@@ -15,7 +15,7 @@ import { userName } from "../../store/directory";
 import { findPacketVersion, findRun, listWaitingDeadlines, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { type ApprovalTokens, approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
-import { cardTargets } from "./card-targets";
+import { cardTargets, rememberDirectChannels } from "./card-targets";
 import type { CardPublisher, Platform } from "./types";
 
 export interface CardSync {
@@ -41,7 +41,16 @@ const ABANDONED_CLAIM_MS = 60_000;
  * every card whose version was decided, expired or superseded. Syncs of one run are queued one after the
  * other in this process; across processes, card claims and conditional marks keep each post and edit single.
  */
-export function startCardSync(ctx: HandlerContext, publishers: Publishers): CardSync {
+export interface CardSyncOptions {
+  /**
+   * How often runs with an open card are looked at again, to make up for a missed event or a failed edit.
+   * Default 60 s; 0 turns the sweep off.
+   */
+  sweepMs?: number;
+}
+
+export function startCardSync(ctx: HandlerContext, platforms: Publishers, options: CardSyncOptions = {}): CardSync {
+  const publishers = rememberDirectChannels(platforms);
   const queues = new Map<string, Promise<void>>();
   const { db } = ctx.store;
 
@@ -139,12 +148,27 @@ export function startCardSync(ctx: HandlerContext, publishers: Publishers): Card
 
   const onChanged = (runId: string) => void sync(runId);
   ctx.events.on("run.changed", onChanged);
+  const sweepMs = options.sweepMs ?? 60_000;
+  const sweep = async () => {
+    for (const runId of await listRunsWithOpenCards(db)) await sync(runId);
+  };
+  const timer =
+    sweepMs > 0
+      ? setInterval(
+          () => void sweep().catch((error: Error) => ctx.log.warn({ err: error.message }, "card sweep failed")),
+          sweepMs,
+        )
+      : undefined;
+  timer?.unref();
   return {
     sync,
     async syncAll() {
       const waiting = (await listWaitingDeadlines(db)).map((r) => r.id);
       for (const runId of new Set([...waiting, ...(await listRunsWithOpenCards(db))])) await sync(runId);
     },
-    stop: () => ctx.events.off("run.changed", onChanged),
+    stop() {
+      clearInterval(timer);
+      ctx.events.off("run.changed", onChanged);
+    },
   };
 }

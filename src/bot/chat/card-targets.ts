@@ -11,6 +11,28 @@ export interface CardTarget {
   channelId: string;
 }
 
+/**
+ * Wraps each publisher's `openDirect` with a memory of the channels already opened: a DM channel does not
+ * change, and re-syncing a waiting run should cost database reads, not one platform call per reviewer.
+ */
+export function rememberDirectChannels(publishers: Partial<Record<Platform, CardPublisher>>) {
+  const known = new Map<string, string>();
+  return Object.fromEntries(
+    Object.entries(publishers).map(([platform, publisher]) => [
+      platform,
+      {
+        ...publisher,
+        async openDirect(platformUserId: string) {
+          const key = `${platform}:${platformUserId}`;
+          const channel = known.get(key) ?? (await publisher.openDirect(platformUserId));
+          known.set(key, channel);
+          return channel;
+        },
+      },
+    ]),
+  ) as Partial<Record<Platform, CardPublisher>>;
+}
+
 export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => {
   const configured = (agent.settings.reviewChannel ?? {}) as Record<string, string | number>;
   return Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
