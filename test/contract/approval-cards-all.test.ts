@@ -187,7 +187,7 @@ describe("approval cards on all three platforms at once", () => {
     expect(await decisionRows(h, run.id)).toEqual([]);
   });
 
-  test("a Slack Approve click is acked with 200 and decides", async () => {
+  test("a Slack Approve click is acked with 200, then decides and edits every card", async () => {
     const run = await createRunWithCards(h, "all-slack");
     const post = slack.callsTo("chat.postMessage").at(-1)!;
     const blocks = JSON.parse(String(slackArgs(post).blocks)) as Array<{
@@ -205,7 +205,9 @@ describe("approval cards on all three platforms at once", () => {
     });
     const ack = await postSigned(`${h.url}/slack/events`, body, SLACK_SECRET);
     expect(ack.status).toBe(200);
-    // The decision is recorded before the ack.
+    // The ack comes first; the note through response_url says the decision is recorded.
+    const note = await slack.waitFor((c) => c.path === "/response/all-slack");
+    expect((note.json as { text: string }).text).toContain("(approved)");
     expect((await decisionRows(h, run.id)).map((d) => d.result)).toEqual(["approved"]);
     await h.chat.cards.sync(run.id);
     allThree(edits(), /Approved by rita at/);
