@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createDiscordAdapter } from "../adapters/discord/discord-adapter";
 import { createSlackAdapter } from "../adapters/slack/slack-adapter";
 import { createTelegramAdapter } from "../adapters/telegram/telegram-adapter";
+import { type CardSync, startCardSync } from "./chat/card-sync";
 import type { ConversationPoster } from "./chat/conversation";
 import { createChatRouter } from "./chat/router";
 import type { CardPublisher, ChatAdapter, ChatRouter, Platform, RawHttpRoute } from "./chat/types";
@@ -21,6 +22,8 @@ export interface ChatWiringOptions {
 export interface ChatWiring {
   enabled: Platform[];
   publishers: Partial<Record<Platform, CardPublisher>>;
+  /** Keeps approval cards in step with their runs (driven by `run.changed`). */
+  cards: CardSync;
   stop(): Promise<void>;
 }
 
@@ -79,7 +82,9 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
   );
   registerMessageRoutes(http, ctx, publishers);
   const started: ChatAdapter[] = [];
+  const cards = startCardSync(ctx, publishers);
   const stop = async () => {
+    cards.stop();
     for (const adapter of started.splice(0)) await adapter.stop().catch(() => {});
   };
   try {
@@ -92,7 +97,9 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
     await stop();
     throw error;
   }
-  return { enabled: adapters.map((a) => a.platform), publishers, stop };
+  // Runs that changed while the bot was down: post their missing cards and settle the stale ones.
+  void cards.syncAll().catch((error: Error) => ctx.log.warn({ err: error.message }, "card sync at start failed"));
+  return { enabled: adapters.map((a) => a.platform), publishers, cards, stop };
 }
 
 /** Webhooks need the exact bytes that were signed, so their scope keeps bodies as unparsed text. */

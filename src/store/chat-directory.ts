@@ -43,3 +43,16 @@ export async function findAgentById(db: Db, id: string): Promise<KnownAgent | nu
 export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
   return db.user.findUnique({ where: { id }, select: USER_FIELDS });
 }
+
+/** Chat identities of these users, as (user, platform, the platform's own user id). Web identities are left out. */
+export async function listChatIdentities(
+  db: Db,
+  userIds: readonly string[],
+): Promise<Array<{ userId: string; platform: "slack" | "discord" | "telegram"; platformUserId: string }>> {
+  const rows = await db.identity.findMany({ where: { userId: { in: [...userIds] } }, orderBy: { id: "asc" } });
+  return rows.flatMap((row) => {
+    const platform = row.id.slice(0, row.id.indexOf(":"));
+    if (platform !== "slack" && platform !== "discord" && platform !== "telegram") return [];
+    return [{ userId: row.userId, platform, platformUserId: row.id.slice(row.id.lastIndexOf(":") + 1) }];
+  });
+}

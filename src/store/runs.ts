@@ -151,3 +151,15 @@ export async function listRunsAwaitingReviewer(db: Db, tenantId: string, userId:
       createdAt,
     }));
 }
+
+/** One stored packet version of a run (each version's packet is kept, so old cards can still be shown). */
+export async function findPacketVersion(
+  db: Db,
+  runId: string,
+  version: number,
+): Promise<{ packet: string; digest: string } | null> {
+  return db.packetVersion.findUnique({
+    where: { runId_version: { runId, version } },
+    select: { packet: true, digest: true },
+  });
+}

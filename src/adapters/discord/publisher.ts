@@ -5,6 +5,12 @@ import { cardMessage } from "./render";
 /** Cards are plain channel messages sent over REST, so they can be edited without an interaction token. */
 export function discordPublisher(client: Client): CardPublisher {
   return {
+    async openDirect(userId) {
+      const channel = (await client.rest.post(Routes.userChannels(), { body: { recipient_id: userId } })) as {
+        id: string;
+      };
+      return channel.id;
+    },
     async post(channelId, card) {
       const sent = (await client.rest.post(Routes.channelMessages(channelId), { body: cardMessage(card) })) as {
         id: string;

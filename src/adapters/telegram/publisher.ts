@@ -5,6 +5,10 @@ import { cardMessage } from "./render";
 /** Cards are messages with an inline keyboard; editing replaces the text and the keyboard. */
 export function telegramPublisher(bot: Telegraf): CardPublisher {
   return {
+    // A private chat's id is the user's id; the bot can write there once the user has started it.
+    async openDirect(userId) {
+      return userId;
+    },
     async post(channelId, card) {
       const { text, reply_markup } = cardMessage(card);
       const sent = await bot.telegram.sendMessage(channelId, text, { reply_markup });

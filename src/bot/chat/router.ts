@@ -2,6 +2,7 @@ import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
 import { pauseAgent } from "../handlers/pause";
 import { agentStatus } from "../handlers/status";
+import { decideFromChat } from "./approval-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
 import { identify, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
@@ -9,11 +10,14 @@ import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
 import type { ChatCommand, ChatRouter, ChatTransport, Reply } from "./types";
 import { approvalsText, pauseText, statusText } from "./words";
+import { createWorkQueue } from "./work-queue";
 
 export interface ChatRouterOptions {
   ctx: HandlerContext;
   /** How messages reach an agent's conversation destination; HTTP POST by default. */
   postConversation?: ConversationPoster;
+  /** Approval decisions in flight at once (see work-queue.ts). Default 2. */
+  decisionConcurrency?: number;
 }
 
 const say = (text: string, ephemeral: boolean): Reply => ({ kind: "text", text, ephemeral });
@@ -23,6 +27,7 @@ const refusalReply = (refusal: ChatRefusal, via: ChatTransport): Reply => say(re
 export function createChatRouter(options: ChatRouterOptions): ChatRouter {
   const { ctx } = options;
   const post = options.postConversation ?? postConversationEvent;
+  const decisions = createWorkQueue({ concurrency: options.decisionConcurrency });
 
   async function command(cmd: ChatCommand, via: ChatTransport): Promise<Reply> {
     const caller = await identify(ctx, cmd.actor);
@@ -56,6 +61,15 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     },
 
     async interaction(click, via) {
+      if (click.action === "run.approve" || click.action === "run.deny") {
+        // Queued as a whole, identification included: every database read waits behind pending acks.
+        return decisions.run(async () => {
+          const caller = await identify(ctx, click.actor);
+          return caller.ok
+            ? decideFromChat(ctx, caller.value, click)
+            : { note: refusalText(caller.refusal, via.platform) };
+        });
+      }
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
       const outcome = await finishResume(ctx, caller.value, click, via);

@@ -30,8 +30,8 @@ export interface ChatCommand {
 }
 
 /** Button actions. A button carries "<action>:<token>", the token naming a stored ChatButton. */
-export type ButtonAction = "resume.confirm" | "resume.cancel";
-export const BUTTON_ACTIONS: readonly ButtonAction[] = ["resume.confirm", "resume.cancel"];
+export type ButtonAction = "resume.confirm" | "resume.cancel" | "run.approve" | "run.deny";
+export const BUTTON_ACTIONS: readonly ButtonAction[] = ["resume.confirm", "resume.cancel", "run.approve", "run.deny"];
 
 export interface ChatInteraction {
   /** The platform's own id for this click (design.md section 5: the decision's event id). */
@@ -79,8 +79,10 @@ export interface InteractionResult {
   card?: Card;
 }
 
-/** How an adapter posts and edits cards; used for the resume preflight now and approval cards later. */
+/** How an adapter posts and edits cards: the resume preflight and the approval cards. */
 export interface CardPublisher {
+  /** The channel of a direct conversation with this platform user (opened if needed). */
+  openDirect(platformUserId: string): Promise<string>;
   post(channelId: string, card: Card): Promise<ChatRef>;
   edit(ref: ChatRef, card: Card): Promise<void>;
   /** Plain text into a conversation, e.g. an agent's reply. */

@@ -27,6 +27,20 @@ const UserSchema = z
   })
   .strict();
 
+/** Per platform, the channel that gets the agent's approval cards instead of each reviewer's DM. */
+const ReviewChannelSchema = z
+  .object({
+    slack: z.string().regex(/^[CGD][A-Z0-9]+$/, "a Slack channel id such as C0123ABCD"),
+    // A snowflake is beyond a double's exact range, so it must be quoted in YAML.
+    discord: z.string().regex(/^\d{15,21}$/, 'a Discord channel id in quotes, such as "1100000000000000300"'),
+    telegram: z
+      .union([z.string(), z.number().int()])
+      .transform(String)
+      .refine((id) => /^-?\d+$/.test(id), "a Telegram chat id (an integer; groups are negative)"),
+  })
+  .partial()
+  .strict();
+
 const AgentSchema = z
   .object({
     principal: Name.optional(),
@@ -38,8 +52,9 @@ const AgentSchema = z
     agentKeyFile: z.string().optional(),
     /** Where approved actions may go, each with its receiving contract (design.md section 6). */
     destinations: z.record(z.url(), Contract).default({}),
+    reviewChannel: ReviewChannelSchema.optional(),
   })
-  .catchall(z.unknown()); // later features add per-agent settings (checkpoints, review channels, contracts)
+  .catchall(z.unknown()); // later features add per-agent settings (checkpoints, contracts)
 
 const TenantSchema = z
   .object({

@@ -1,4 +1,4 @@
-import type { DecisionAction, DecisionResult } from "../../policy/approval";
+import type { DecisionAction, DecisionResult, RejectReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
 import { actionKey } from "../../policy/digest";
 import { findAgentById } from "../../store/agents";
@@ -20,8 +20,13 @@ export interface DecideRunCommand {
   actor: KnownUser;
 }
 
-/** `not_found`: no such run in the actor's tenant (another tenant's run does not exist for them). */
-export type DecideRunResult = { result: DecisionResult; run: RunView } | { result: "not_found"; run: null };
+/**
+ * `not_found`: no such run in the actor's tenant (another tenant's run does not exist for them).
+ * `reason` comes with `rejected`, so chat can say which rule refused.
+ */
+export type DecideRunResult =
+  | { result: DecisionResult; run: RunView; reason?: RejectReason }
+  | { result: "not_found"; run: null };
 
 export async function decideRun(ctx: HandlerContext, command: DecideRunCommand): Promise<DecideRunResult> {
   const { db } = ctx.store;
@@ -29,10 +34,12 @@ export async function decideRun(ctx: HandlerContext, command: DecideRunCommand):
   for (let round = 0; round < 2; round++) {
     const run = await findRun(db, command.runId);
     if (!run || run.tenantId !== command.actor.tenantId) return { result: "not_found", run: null };
-    const result = await decideOnce(ctx, run, command);
-    if (result !== "lost") {
+    const outcome = await decideOnce(ctx, run, command);
+    if (outcome !== "lost") {
+      const { result, reason } = typeof outcome === "string" ? { result: outcome, reason: undefined } : outcome;
       ctx.log.info({ run: run.id, event: command.eventId, actor: command.actor.id, result }, "decision");
-      return { result, run: await runView(db, (await findRun(db, run.id))!) };
+      const view = await runView(db, (await findRun(db, run.id))!);
+      return reason ? { result, run: view, reason } : { result, run: view };
     }
   }
   const run = (await findRun(db, command.runId))!;
@@ -50,6 +57,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
     now,
     recorded ? { fingerprint: recorded.fingerprint, result: recorded.result as DecisionResult } : null,
   );
+  if (decision.result === "rejected") return { result: decision.result, reason: decision.reason };
   if (decision.result !== "approved" && decision.result !== "denied") return decision.result;
 
   const approve = decision.result === "approved";

@@ -1,0 +1,192 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import pino from "pino";
+import { startChat } from "../src/bot/chat-wiring";
+import { loadDirectoryFile } from "../src/bot/config/directory-file";
+import type { HandlerContext } from "../src/bot/context";
+import { HoldfastEvents } from "../src/bot/events";
+import { createRunForAgent } from "../src/bot/handlers/create-run";
+import { buildHttpServer } from "../src/bot/http/server";
+import { openStore } from "../src/store/client";
+import { findAgent, syncDirectory } from "../src/store/directory";
+import { migrateDatabase } from "../src/store/migrate";
+import { blockActionsBody, signSlackRequest, slackArgs, startSlackFake } from "../test/fakes/slack-fake";
+
+const RUNS = 50;
+const CLICKS = 500;
+const SECRET = "bench-signing-secret";
+const TEAM = "T0ACME";
+const RITA = "U0RITA";
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+const fmt = (n: number) => n.toFixed(1);
+
+interface PlannedRequest {
+  url: string;
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * The clients run in a worker thread, as Slack would be another machine: their own work then does not
+ * share the bot's event loop. All requests are sent at once; each one's time to its HTTP answer, sorted.
+ */
+const CLIENT = `
+const { parentPort, workerData } = require("node:worker_threads");
+Promise.all(workerData.map(async (r) => {
+  const t = performance.now();
+  const response = await fetch(r.url, { method: r.method, headers: r.headers, body: r.body });
+  const ms = performance.now() - t;
+  await response.arrayBuffer();
+  return { ms, status: response.status, sentAt: performance.timeOrigin + t };
+})).then((results) => parentPort.postMessage(results));
+`;
+
+interface Timed {
+  ms: number[];
+  statuses: number[];
+  /** Wall-clock send time of each request, in request order (comparable across threads). */
+  sentAt: number[];
+}
+
+function timeAll(requests: PlannedRequest[]): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CLIENT, { eval: true, workerData: requests });
+    worker.once("error", reject);
+    worker.once("message", (results: Array<{ ms: number; status: number; sentAt: number }>) => {
+      void worker.terminate();
+      resolve({
+        ms: results.map((r) => r.ms).sort((a, b) => a - b),
+        statuses: results.map((r) => r.status),
+        sentAt: results.map((r) => r.sentAt),
+      });
+    });
+  });
+}
+
+/**
+ * Slack Approve clicks against the bot's real HTTP server (Fastify + Bolt behind `POST /slack/events`) on a
+ * SQLite file: 500 signed clicks at once, 10 per run over 50 runs, all by rita. The time is from sending a
+ * click to its HTTP ack; the ack comes after the decision is committed. Exactly one click per run wins.
+ * Yardstick, same run: 500 concurrent GET /healthz on the same server.
+ */
+export async function benchChat(): Promise<void> {
+  const file = path.join(os.tmpdir(), `holdfast-bench-chat-${crypto.randomUUID()}.db`);
+  const url = `file:${file}`;
+  const slack = await startSlackFake({ teamId: TEAM });
+  await migrateDatabase(url);
+  const store = openStore(url);
+  const ctx: HandlerContext = {
+    store,
+    log: pino({ level: "silent" }),
+    now: () => new Date(),
+    events: new HoldfastEvents(),
+  };
+  const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
+  const env = { SLACK_BOT_TOKEN: "xoxb-bench", SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl };
+  const chat = await startChat({ env, ctx, http });
+  try {
+    await syncDirectory(store.db, loadDirectoryFile("holdfast.example.yaml"));
+    await http.listen({ port: 0, host: "127.0.0.1" });
+    const address = http.server.address();
+    const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    const agent = (await findAgent(store.db, "acme", "ops-agent"))!;
+    for (let i = 0; i < RUNS; i++) {
+      const created = await createRunForAgent(ctx, {
+        agent,
+        id: `bench-chat-${i}`,
+        operation: "pay",
+        destination: "http://127.0.0.1:4000/actions",
+        packet: { amount: i, evidence: ["x".repeat(200)] },
+        reviewers: ["rita"],
+        deadline: new Date(Date.now() + 3_600_000),
+      });
+      if (created.kind !== "created") throw new Error(`setup failed: ${created.kind}`);
+      await chat.cards.sync(`bench-chat-${i}`);
+    }
+    // The Approve values as Slack received them on the cards.
+    const approveOf = new Map<string, string>();
+    for (const post of slack.callsTo("chat.postMessage")) {
+      const blocks = String(slackArgs(post).blocks);
+      const run = /\*Run\*\\n(bench-chat-\d+)/.exec(blocks)?.[1];
+      const value = /"action_id":"run\.approve","value":"([\w-]+)"/.exec(blocks)?.[1];
+      if (run && value) approveOf.set(run, value);
+    }
+    if (approveOf.size !== RUNS) throw new Error(`expected ${RUNS} cards, Slack got ${approveOf.size}`);
+
+    const clicks = Array.from({ length: CLICKS }, (_, i) => {
+      const body = blockActionsBody({
+        action_id: "run.approve",
+        value: approveOf.get(`bench-chat-${i % RUNS}`)!,
+        user: { id: RITA, team_id: TEAM },
+        team: { id: TEAM },
+        message: { ts: `1700000000.${String(i).padStart(6, "0")}`, channel: "DU0RITA" },
+        trigger_id: `bench-trigger-${i}`,
+        response_url: slack.responseUrl(`click-${i}`),
+      });
+      const headers = { "content-type": "application/x-www-form-urlencoded", ...signSlackRequest(SECRET, body) };
+      return { url: `${base}/slack/events`, method: "POST" as const, headers, body };
+    });
+    // When each click's ephemeral note reached "Slack": the decision is committed by then.
+    const notedAt = new Map<number, number>();
+    slack.respond(/^\/response\/click-\d+$/, (call) => {
+      notedAt.set(Number(call.path.split("-").at(-1)), performance.timeOrigin + performance.now());
+      return { body: { ok: true } };
+    });
+    const health = await timeAll(
+      Array.from({ length: CLICKS }, () => ({ url: `${base}/healthz`, method: "GET" as const })),
+    );
+    const settled = waitForSettledCards(store, RUNS);
+    const started = performance.now();
+    const acks = await timeAll(clicks);
+    const ackSeconds = (performance.now() - started) / 1000;
+    await settled;
+    await waitUntil(() => notedAt.size === CLICKS, "every click's note");
+    const cardSeconds = (performance.now() - started) / 1000;
+
+    const toNote = acks.sentAt.map((sent, i) => notedAt.get(i)! - sent).sort((a, b) => a - b);
+    const approved = await store.db.decisionEvent.count({ where: { result: "approved" } });
+    const outbox = await store.db.outboxItem.count();
+    const non200 = acks.statuses.filter((s) => s !== 200).length;
+    console.log(
+      `chat clicks (SQLite, real HTTP server + Bolt): ${CLICKS} signed Slack Approve clicks at once over ${RUNS} runs`,
+    );
+    console.log(
+      `  click -> HTTP ack: p50 ${fmt(percentile(acks.ms, 0.5))} ms, p99 ${fmt(percentile(acks.ms, 0.99))} ms, max ${fmt(acks.ms.at(-1)!)} ms (target p99 < 300 ms); all acked in ${fmt(ackSeconds)} s, non-200: ${non200}`,
+    );
+    console.log(
+      `  click -> decision recorded and the clicker's note sent: p50 ${fmt(percentile(toNote, 0.5))} ms, p99 ${fmt(percentile(toNote, 0.99))} ms (${notedAt.size} notes)`,
+    );
+    console.log(
+      `  approved: ${approved}, outbox rows: ${outbox} (expected ${RUNS})${approved === RUNS && outbox === RUNS ? "" : "  <-- WRONG"}; every card edited after ${fmt(cardSeconds)} s`,
+    );
+    const healthP99 = percentile(health.ms, 0.99);
+    console.log(
+      `  yardstick, ${CLICKS} concurrent GET /healthz on the same server: p50 ${fmt(percentile(health.ms, 0.5))} ms, p99 ${fmt(healthP99)} ms; click p99 / healthz p99 = ${(percentile(acks.ms, 0.99) / healthP99).toFixed(1)}`,
+    );
+  } finally {
+    await chat.stop();
+    await http.close();
+    await store.close();
+    await slack.close();
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  }
+}
+
+async function waitUntil(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const waitForSettledCards = (store: ReturnType<typeof openStore>, runs: number) =>
+  waitUntil(
+    async () => (await store.db.chatCard.count({ where: { shows: "approved" } })) === runs,
+    "every card edited",
+  );

@@ -1,0 +1,70 @@
+import { listChatIdentities } from "../../store/chat-directory";
+import type { Db } from "../../store/client";
+import type { KnownAgent } from "../../store/directory";
+import type { CardPublisher, Platform } from "./types";
+
+/** Per platform, the channel an agent's approval cards go to instead of each reviewer's DM. */
+export type ReviewChannels = Partial<Record<Platform, string>>;
+
+export interface CardTarget {
+  platform: Platform;
+  channelId: string;
+}
+
+/**
+ * Wraps each publisher's `openDirect` with a memory of the channels already opened: a DM channel does not
+ * change, and re-syncing a waiting run should cost database reads, not one platform call per reviewer.
+ */
+export function rememberDirectChannels(publishers: Partial<Record<Platform, CardPublisher>>) {
+  const known = new Map<string, string>();
+  return Object.fromEntries(
+    Object.entries(publishers).map(([platform, publisher]) => [
+      platform,
+      {
+        ...publisher,
+        async openDirect(platformUserId: string) {
+          const key = `${platform}:${platformUserId}`;
+          const channel = known.get(key) ?? (await publisher.openDirect(platformUserId));
+          known.set(key, channel);
+          return channel;
+        },
+      },
+    ]),
+  ) as Partial<Record<Platform, CardPublisher>>;
+}
+
+export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => {
+  const configured = (agent.settings.reviewChannel ?? {}) as Record<string, string | number>;
+  return Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
+};
+
+/**
+ * Where one packet version's cards go: on each enabled platform, the agent's review channel if it has one
+ * (one card, seen by all its reviewers), otherwise a DM to each reviewer who has an identity there.
+ */
+export async function cardTargets(
+  db: Db,
+  agent: KnownAgent,
+  reviewerIds: readonly string[],
+  publishers: Partial<Record<Platform, CardPublisher>>,
+  /** A DM that cannot be opened skips that one reviewer on that platform, never the others. */
+  onUnreachable: (platform: Platform, platformUserId: string, error: Error) => void,
+): Promise<CardTarget[]> {
+  const channels = reviewChannelsOf(agent);
+  const identities = await listChatIdentities(db, reviewerIds);
+  const targets: CardTarget[] = [];
+  for (const [platform, publisher] of Object.entries(publishers) as Array<[Platform, CardPublisher]>) {
+    const channel = channels[platform];
+    if (channel) {
+      targets.push({ platform, channelId: channel });
+      continue;
+    }
+    for (const identity of identities.filter((i) => i.platform === platform)) {
+      await publisher.openDirect(identity.platformUserId).then(
+        (channelId) => targets.push({ platform, channelId }),
+        (error: Error) => onUnreachable(platform, identity.platformUserId, error),
+      );
+    }
+  }
+  return targets;
+}
