@@ -71,7 +71,7 @@ function timeAll(requests: PlannedRequest[]): Promise<Timed> {
 /**
  * Slack Approve clicks against the bot's real HTTP server (Fastify + Bolt behind `POST /slack/events`) on a
  * SQLite file: 500 signed clicks at once, 10 per run over 50 runs, all by rita. The time is from sending a
- * click to its HTTP ack; the ack comes after the decision is committed. Exactly one click per run wins.
+ * click to its HTTP ack; the receiver acks a click before Bolt runs, and the decision follows. One click per run wins.
  * Yardstick, same run: 500 concurrent GET /healthz on the same server.
  */
 export async function benchChat(): Promise<void> {

@@ -91,7 +91,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
   });
 
-  // Approve/Deny: ack first, as Slack asks, then decide. Deciding before the ack was measured (bench/chat.ts):
+  // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
   // with 500 clicks at once on SQLite the acks then took up to 3.8 s, past Slack's 3 s. The decision is
   // durable once made; the clicker's note follows through response_url and every card is edited by the sync.
   app.action<BlockAction<ButtonAction>>(/^run\./, async ({ ack, body, action, respond }) => {

@@ -28,6 +28,32 @@ describe("work queue", () => {
     ]);
   });
 
+  it("holds work while more keeps arriving, but no longer than maxDelayMs", async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const quiet = createWorkQueue({ quietMs: 40, maxDelayMs: 10_000 });
+    const startedAt: number[] = [];
+    const t0 = Date.now();
+    const burst = [0, 1, 2].map(async (n) => {
+      await sleep(n * 15); // three arrivals, 15 ms apart: a burst
+      return quiet.run(async () => startedAt.push(Date.now() - t0));
+    });
+    await Promise.all(burst);
+    expect(Math.min(...startedAt)).toBeGreaterThanOrEqual(30 + 40 - 5); // after the last arrival plus the quiet time
+
+    const capped = createWorkQueue({ quietMs: 1_000, maxDelayMs: 30 });
+    const t1 = Date.now();
+    let firstStart = 0;
+    const stream = capped.run(async () => {
+      firstStart = Date.now() - t1;
+    });
+    for (let i = 0; i < 8; i++) {
+      await sleep(10);
+      void capped.run(async () => {});
+    }
+    await stream;
+    expect(firstStart).toBeLessThan(1_000);
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     expect(() => createWorkQueue({ concurrency: 0 })).toThrow("positive integer");
   });
