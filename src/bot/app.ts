@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { createDeliveryLoop } from "../queue/delivery/delivery-loop";
 import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
@@ -10,6 +9,7 @@ import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import type { HandlerContext } from "./context";
 import { HoldfastEvents } from "./events";
+import { startHeld } from "./held-wiring";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
 export interface HoldfastApp {
@@ -51,11 +51,20 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
-    const ctx: HandlerContext = { store, log, now, events: new HoldfastEvents() };
-    const delivery = createDeliveryLoop({ store, log, now });
-    ctx.events.on("outbox.planned", () => delivery.nudge());
-    delivery.start();
-    cleanups.unshift(() => delivery.stop());
+    const ctx: HandlerContext = {
+      store,
+      log,
+      now,
+      events: new HoldfastEvents(),
+      drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
+    };
+    // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    const held = await startHeld(ctx, {
+      redisUrl: redis.url,
+      prefix: env.HOLDFAST_QUEUE_PREFIX,
+      crashAt: env.HOLDFAST_CRASH_AT,
+    });
+    cleanups.unshift(() => held.stop());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());

@@ -8,4 +8,6 @@ export interface HandlerContext {
   log: Logger;
   now: () => Date;
   events: HoldfastEvents;
+  /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 90 s. */
+  drainTimeoutMs?: number;
 }

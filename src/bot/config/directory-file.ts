@@ -28,6 +28,12 @@ const AgentSchema = z
     webhook: z.url().optional(),
     agentKey: z.string().min(16, "an agent key needs at least 16 characters").optional(),
     agentKeyFile: z.string().optional(),
+    /** The named checkpoints a run of this agent moves through, in order. */
+    checkpoints: z
+      .array(Name)
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, "checkpoints must be distinct")
+      .optional(),
   })
   .catchall(z.unknown()); // later features add per-agent settings (checkpoints, review channels, contracts)
 

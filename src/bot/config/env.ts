@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseDurationMs } from "../../policy/delivery";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -7,6 +8,19 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
+  HOLDFAST_DRAIN_TIMEOUT: z
+    .string()
+    .default("90s")
+    .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
+    .transform((v) => parseDurationMs(v)!),
+  /** BullMQ key prefix (several deployments may share one Redis). */
+  HOLDFAST_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("holdfast"),
+  /** Test-only crash point: "release-batch" hangs the process after a committed release batch. */
+  HOLDFAST_CRASH_AT: z.enum(["release-batch"]).optional(),
 });
 
 export type HoldfastEnv = z.infer<typeof EnvSchema>;

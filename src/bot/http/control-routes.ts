@@ -6,6 +6,7 @@ import type { HandlerContext } from "../context";
 import { controlView } from "../handlers/control-view";
 import { pauseAgent } from "../handlers/pause";
 import { resumeAgent } from "../handlers/resume";
+import { resumePreflight } from "../handlers/resume-preflight";
 import { pauseTenant, resumeTenant } from "../handlers/tenant-control";
 import { agentOfTenant, authenticateUser } from "./auth";
 import { ApiError } from "./errors";
@@ -26,6 +27,7 @@ export function pauseBodySchema(now: () => Date) {
     .strict();
 }
 const ResumeBody = z.object({}).strict();
+const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
 
 export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
@@ -47,9 +49,9 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
   app.post("/v1/agents/:agent/resume", async (request) => {
     const user = await authenticateUser(db, request);
     const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    parseBody(ResumeBody, request.body);
+    if (parseBody(AgentResumeBody, request.body).dryRun) return resumePreflight(ctx, user, agent);
     const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
-    if (result.kind === "resumed") return result.control;
+    if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
     throw new ApiError(result.kind, refusalMessage(result.kind));
   });
 

@@ -6,6 +6,7 @@ export const HTTP_STATUS = {
   not_found: 404,
   not_paused: 409,
   conflict: 409,
+  invalid_transition: 409,
   invalid_body: 400,
   invalid_json: 400,
   payload_too_large: 413,

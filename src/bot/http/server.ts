@@ -2,6 +2,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { HandlerContext } from "../context";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
+import { registerEventRoutes } from "./event-routes";
+import { registerRunCheckpointRoutes } from "./run-checkpoint-routes";
+import { registerTriggerRoutes } from "./trigger-routes";
 
 export interface HealthReport {
   ok: boolean;
@@ -35,6 +38,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     return reply.status(report.ok ? 200 : 503).send(report);
   });
   registerControlRoutes(app, options.ctx);
+  registerTriggerRoutes(app, options.ctx);
+  registerEventRoutes(app, options.ctx);
+  registerRunCheckpointRoutes(app, options.ctx);
   return app;
 }
 

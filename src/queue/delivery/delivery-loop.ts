@@ -3,7 +3,7 @@ import type { RetryPolicy } from "../../policy/delivery";
 import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
 import type { Store } from "../../store/client";
 import { checkGate } from "../../store/gate";
-import type { Claim } from "../../store/outbox";
+import type { Claim, OutboxItem } from "../../store/outbox";
 import {
   claimDue,
   markAcknowledged,
@@ -28,6 +28,8 @@ export interface DeliveryLoopOptions {
   leaseMs?: number;
   retry?: RetryPolicy;
   random?: () => number;
+  /** After each round, with the items it worked on (their new state is in the database). */
+  afterRound?: (items: OutboxItem[]) => Promise<void> | void;
 }
 
 export interface DeliveryLoop {
@@ -135,6 +137,11 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         ),
       ),
     );
+    if (claims.length && options.afterRound) {
+      await Promise.resolve(options.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
+        log.warn({ err: error.message }, "after-round step failed"),
+      );
+    }
     return claims.length;
   }
 
