@@ -93,7 +93,8 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim[]> 
       agentId: { notIn: options.excludeAgents },
       tenantId: { notIn: options.excludeTenants },
     },
-    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
+    // The id breaks ties: a release's occurrence keys sort by due time, so "all" goes out in due order.
+    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
     take: options.limit,
   });
   const claims: Claim[] = [];

@@ -80,8 +80,11 @@ export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<str
       heldSince: release.heldSince,
       releasedAt: release.createdAt,
     });
+    const plannedAt = new Date();
     await tx.outboxItem.createMany({
       data: plan.deliveries.map((d) => ({
+        createdAt: plannedAt,
+        nextAttemptAt: plannedAt,
         id: d.key,
         kind: "trigger",
         tenantId: trigger.tenantId,

@@ -130,12 +130,21 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
       return 0;
     }
+    // Items of one agent to one destination go one after another, in claim order (due order for a
+    // release); different destinations and agents go out concurrently.
+    const lanes = new Map<string, Claim[]>();
+    for (const claim of claims) {
+      const lane = `${claim.item.agentId}|${claim.item.destination}`;
+      lanes.set(lane, [...(lanes.get(lane) ?? []), claim]);
+    }
     await Promise.all(
-      claims.map((claim) =>
-        deliver(claim).catch((error: Error) =>
-          log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
-        ),
-      ),
+      [...lanes.values()].map(async (lane) => {
+        for (const claim of lane) {
+          await deliver(claim).catch((error: Error) =>
+            log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
+          );
+        }
+      }),
     );
     if (claims.length && options.afterRound) {
       await Promise.resolve(options.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
