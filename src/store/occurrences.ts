@@ -15,8 +15,9 @@ export interface RecordResult {
 
 export interface DueOccurrences {
   trigger: StoredTrigger;
-  /** The due time of the tick being processed, planned at once unless held; null for a pure catch-up. */
-  current: Date | null;
+  /** Due times of the tick being processed (and of a tick or two BullMQ's timing jitter skipped): planned at
+   * once unless held. Empty for a pure catch-up. */
+  current: Date[];
   /** Due times that passed with no tick (process down, Redis emptied): they follow the misfire policy. */
   missed: Date[];
   /** The gate's answer, read just before. */
@@ -44,7 +45,7 @@ export async function recordOccurrences(db: Db, due: DueOccurrences): Promise<Re
 async function recordInTx(tx: Tx, due: DueOccurrences): Promise<RecordResult> {
   const { trigger, now } = due;
   const result: RecordResult = { recorded: 0, planned: 0, held: 0, releaseId: null };
-  const all = [...due.missed, ...(due.current ? [due.current] : [])];
+  const all = [...due.missed, ...due.current];
   if (all.length === 0) return result;
   const ids = all.map((d) => occurrenceKey(trigger.agentId, trigger.key, d));
   const existing = new Set(
@@ -67,32 +68,36 @@ async function recordInTx(tx: Tx, due: DueOccurrences): Promise<RecordResult> {
       });
     }
   }
-  const current = due.current;
-  const currentId = current ? occurrenceKey(trigger.agentId, trigger.key, current) : null;
-  if (current && currentId && !existing.has(currentId)) {
-    const state = due.held ? "HELD" : "PLANNED";
-    await tx.occurrence.create({ data: { id: currentId, dueAt: current, ...base, state, createdAt: now } });
-    if (due.held) result.held++;
-    else {
-      await planDelivery(tx, {
-        id: currentId,
-        kind: "trigger",
-        tenantId: trigger.tenantId,
-        agentId: trigger.agentId,
-        destination: trigger.destination,
-        contract: trigger.contract,
-        payload: {
-          agent: trigger.agentId,
-          trigger: trigger.key,
-          dueAt: current.toISOString(),
-          payload: trigger.payload,
-        },
-      });
-      await tx.occurrence.update({ where: { id: currentId }, data: { outboxId: currentId } });
-      result.planned++;
+  const currentRows = due.current
+    .map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }))
+    .filter((o) => !existing.has(o.id));
+  for (const { id, dueAt } of currentRows) {
+    await tx.occurrence.create({
+      data: {
+        id,
+        dueAt,
+        ...base,
+        state: due.held ? "HELD" : "PLANNED",
+        outboxId: due.held ? null : id,
+        createdAt: now,
+      },
+    });
+    if (due.held) {
+      result.held++;
+      continue;
     }
+    await planDelivery(tx, {
+      id,
+      kind: "trigger",
+      tenantId: trigger.tenantId,
+      agentId: trigger.agentId,
+      destination: trigger.destination,
+      contract: trigger.contract,
+      payload: { agent: trigger.agentId, trigger: trigger.key, dueAt: dueAt.toISOString(), payload: trigger.payload },
+    });
+    result.planned++;
   }
-  result.recorded = missedRows.length + (currentId && !existing.has(currentId) ? 1 : 0);
+  result.recorded = missedRows.length + currentRows.length;
   const latest = all.reduce((a, b) => (a.getTime() > b.getTime() ? a : b));
   if (!trigger.lastDueAt || latest.getTime() > trigger.lastDueAt.getTime()) {
     await tx.trigger.updateMany({

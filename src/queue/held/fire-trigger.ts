@@ -20,15 +20,27 @@ export function slotOf(trigger: StoredTrigger, millis: number): Date {
   return new Date(Math.round(millis / trigger.everyMs) * trigger.everyMs);
 }
 
-/** One scheduler tick: the occurrence due at `millis` (insert-if-absent), planned or held per the gate. */
+/** Slots a late tick may fill as ordinary ticks; a longer gap is an outage and follows the misfire policy. */
+const JITTER_SLOTS = 2;
+
+/**
+ * One scheduler tick: the occurrence due at `millis` (insert-if-absent), planned or held per the gate.
+ * BullMQ re-bases a late scheduler on "now", which can step over a slot; slots since the last recorded
+ * one are filled in, so no due time is silently lost.
+ */
 export async function fireTrigger(deps: FireDeps, triggerId: string, millis: number): Promise<RecordResult | null> {
   const trigger = await findTrigger(deps.store.db, triggerId);
   if (!trigger) return null; // deleted since the job was scheduled
+  const slot = slotOf(trigger, millis);
+  const gap = trigger.lastDueAt
+    ? dueTimesBetween(cadenceOf(trigger), trigger.lastDueAt, new Date(slot.getTime() - 1))
+    : [];
+  const jitter = gap.length <= JITTER_SLOTS;
   const held = (await checkGate(deps.store.db, trigger.agentId, trigger.tenantId)).held;
   return recordOccurrences(deps.store.db, {
     trigger,
-    current: slotOf(trigger, millis),
-    missed: [],
+    current: jitter ? [...gap, slot] : [slot],
+    missed: jitter ? [] : gap,
     held,
     now: deps.now(),
   });
@@ -43,7 +55,7 @@ export async function catchUpTrigger(deps: FireDeps, trigger: StoredTrigger): Pr
   const after = trigger.lastDueAt ?? trigger.createdAt;
   const missed = dueTimesBetween(cadenceOf(trigger), after, now);
   const held = (await checkGate(deps.store.db, trigger.agentId, trigger.tenantId)).held;
-  const result = await recordOccurrences(deps.store.db, { trigger, current: null, missed, held, now });
+  const result = await recordOccurrences(deps.store.db, { trigger, current: [], missed, held, now });
   if (result.recorded)
     deps.log.info({ trigger: trigger.id, missed: result.recorded, held }, "missed occurrences recorded");
   return result;
