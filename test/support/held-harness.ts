@@ -69,7 +69,7 @@ export async function createHeldHarness(
 }
 
 /** Removes every key this harness's queues left in the shared Redis. */
-async function forgetPrefix(redisUrl: string, prefix: string): Promise<void> {
+export async function forgetPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
   try {
     let cursor = "0";

@@ -34,7 +34,7 @@ export async function rebuildFromDatabase(deps: RebuildDeps): Promise<Record<str
   const untils = await scopesWithUntil(db);
   for (const { scope, until } of untils) await deps.jobs.autoResume(scope, until);
   const releases = await openReleaseIds(db);
-  for (const id of releases) await deps.jobs.release(id);
+  for (const id of releases) await deps.jobs.release(id, true);
   const recovered = await recoverOrphanedHolds(deps);
   const summary = {
     triggers: triggers.length,

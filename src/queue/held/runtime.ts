@@ -84,8 +84,11 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
 
   const afterBatch = async (releaseId: string) => {
     if (options.crashAt !== "release-batch") return;
+    // Freeze outbound work (sends under way finish) so the kill lands between batches, then hang until
+    // the test SIGKILLs the process.
+    await delivery.stop();
     log.warn({ crashPoint: "release-batch", releaseId }, "test crash point reached");
-    await new Promise(() => {}); // hang here until the test SIGKILLs the process
+    await new Promise(() => {});
   };
   const controlWorker = new Worker(
     "control",

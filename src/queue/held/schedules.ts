@@ -20,7 +20,9 @@ export async function unscheduleTrigger(queue: Queue, triggerId: string): Promis
 
 /** Delayed and immediate control jobs, each keyed so that enqueueing twice is harmless. */
 export interface ControlJobs {
-  release(releaseId: string): Promise<void>;
+  /** `again`: a new job even if one with the release's id still sits in Redis (say, left active by a killed
+   * process, which BullMQ would only retry after its stall timeout). Running a release twice is harmless. */
+  release(releaseId: string, again?: boolean): Promise<void>;
   drain(scope: string, deadline: Date | null): Promise<void>;
   autoResume(scope: string, until: Date): Promise<void>;
 }
@@ -34,8 +36,9 @@ export function controlJobs(queue: Queue, now: () => Date): ControlJobs {
     backoff: { type: "exponential", delay: 500 },
   };
   return {
-    async release(releaseId) {
-      await queue.add("release", { releaseId }, { ...opts, jobId: jobId("release", releaseId) });
+    async release(releaseId, again = false) {
+      const id = again ? jobId("release", releaseId, String(now().getTime())) : jobId("release", releaseId);
+      await queue.add("release", { releaseId }, { ...opts, jobId: id });
     },
     async drain(scope, deadline) {
       if (!deadline) return;
