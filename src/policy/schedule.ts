@@ -54,3 +54,29 @@ export function dueTimesBetween(cadence: Cadence, after: Date, upTo: Date, limit
   }
   return out;
 }
+
+/**
+ * The slot a scheduler tick stands for. BullMQ's `every` slots are offset from the epoch by the time of
+ * registration; the occurrence key uses the nearest epoch-aligned slot, so a tick and a recomputation
+ * after downtime name the same occurrence. Cron slots are whole seconds.
+ */
+export function slotFor(cadence: Cadence, millis: number): Date {
+  if (cadence.kind === "cron") return new Date(Math.floor(millis / 1000) * 1000);
+  return new Date(Math.round(millis / cadence.everyMs) * cadence.everyMs);
+}
+
+/** Slots a late tick may fill as ordinary ticks; a longer gap is an outage and follows the misfire policy. */
+export const JITTER_SLOTS = 2;
+
+/**
+ * Splits the due times of one tick: BullMQ re-bases a late scheduler on "now", which can step over a slot,
+ * so slots since the last recorded one are filled in as ordinary ticks; a longer gap is missed time.
+ */
+export function tickDueTimes(
+  cadence: Cadence,
+  lastDueAt: Date | null,
+  slot: Date,
+): { current: Date[]; missed: Date[] } {
+  const gap = lastDueAt ? dueTimesBetween(cadence, lastDueAt, new Date(slot.getTime() - 1)) : [];
+  return gap.length <= JITTER_SLOTS ? { current: [...gap, slot], missed: [] } : { current: [slot], missed: gap };
+}

@@ -29,7 +29,7 @@ export async function settleDrain(db: Db, scope: string, now: Date): Promise<Dra
 
 async function settleOnce(db: Db, scope: string, now: Date): Promise<DrainStep | "conflict"> {
   const control = await readControl(db, scope);
-  if (!control || control.state !== "DRAINING") return "none";
+  if (control?.state !== "DRAINING") return "none";
   const where = await inFlightWhere(db, scope, now);
   const inFlight = await db.outboxItem.count({ where });
   const deadline = (await db.control.findUnique({ where: { scope }, select: { drainDeadline: true } }))?.drainDeadline;

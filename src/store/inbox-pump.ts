@@ -58,10 +58,9 @@ export async function pumpEvents(db: Db, agentId: string, now: Date): Promise<bo
 
 /** Agents that have inbound events waiting or in the outbox (for the periodic sweep). */
 export async function agentsWithEventWork(db: Db): Promise<string[]> {
-  const rows = await db.inboxEvent.findMany({
+  const rows = await db.inboxEvent.groupBy({
+    by: ["agentId"],
     where: { state: { in: ["PENDING", "RELEASED", "PLANNED"] } },
-    distinct: ["agentId"],
-    select: { agentId: true },
   });
   return rows.map((r) => r.agentId);
 }

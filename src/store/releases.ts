@@ -125,10 +125,9 @@ async function finish(
   scope: { agentId: string } | { tenantId: string },
   gated: Set<string>,
 ): Promise<BatchOutcome> {
-  const waiting = await db.inboxEvent.findMany({
+  const waiting = await db.inboxEvent.groupBy({
+    by: ["agentId", "tenantId"],
     where: { ...scope, state: { in: ["HELD", "PENDING", "RELEASED"] }, agentId: { notIn: [...gated] } },
-    distinct: ["agentId"],
-    select: { agentId: true, tenantId: true },
   });
   const eventAgents: string[] = [];
   for (const { agentId, tenantId } of waiting) {

@@ -12,12 +12,13 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-kill-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const ALICE = { authorization: "Bearer demo-key-acme-alice-0002", "content-type": "application/json" };
+type Preflight = { held: { occurrencesByTrigger: Record<string, number> } };
 const api = (bot: BotProcess, method: string, url: string, body?: unknown) =>
   fetch(`${bot.url}${url}`, {
     method,
     headers: ALICE,
     body: body === undefined ? undefined : JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as Record<string, any> }));
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as Preflight }));
 
 describe("a kill during a release", () => {
   it("releases every held occurrence exactly once across a SIGKILL between batches and a restart", async () => {
@@ -46,7 +47,7 @@ describe("a kill during a release", () => {
       }
       for (;;) {
         const preflight = await api(first, "POST", "/v1/agents/ops-agent/resume", { dryRun: true });
-        const byTrigger = preflight.json.held.occurrencesByTrigger as Record<string, number>;
+        const byTrigger = preflight.json.held.occurrencesByTrigger;
         if (["a1", "a2", "c1"].every((k) => (byTrigger[k] ?? 0) >= 3)) break;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -58,16 +59,18 @@ describe("a kill during a release", () => {
       first.child.kill("SIGKILL");
     }
 
-    const store = openStore(env.DATABASE_URL);
+    // The database is only opened while no bot runs: the next start migrates, which wants it to itself.
+    let store = openStore(env.DATABASE_URL);
+    const release = await store.db.release.findFirstOrThrow({ where: { requestedBy: "acme:alice" } });
+    expect(release.state).toBe("OPEN"); // killed mid-release
+    const stillHeld = await store.db.occurrence.count({ where: { state: "HELD", dueAt: { lt: release.createdAt } } });
+    expect(stillHeld).toBeGreaterThan(0);
+    await store.close();
     try {
-      const release = await store.db.release.findFirstOrThrow({ where: { requestedBy: "acme:alice" } });
-      expect(release.state).toBe("OPEN"); // killed mid-release
-      const stillHeld = await store.db.occurrence.count({ where: { state: "HELD", dueAt: { lt: release.createdAt } } });
-      expect(stillHeld).toBeGreaterThan(0);
-
       const second = await spawnBot(env);
       try {
         await second.waitForLog((l) => l.msg === "release finished" && l.releaseId === release.id);
+        store = openStore(env.DATABASE_URL);
         const released = await store.db.occurrence.findMany({ where: { releaseId: release.id } });
         const keys = new Set(released.map((o) => o.outboxId!));
         const deadline = Date.now() + 10_000;

@@ -1,13 +1,16 @@
 import type { Logger } from "pino";
-import type { RetryPolicy } from "../../policy/delivery";
+import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
 import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
+import { gateVerdict } from "../../policy/gate";
 import type { Store } from "../../store/client";
-import { checkGate } from "../../store/gate";
+import { readControlScopes } from "../../store/control-scopes";
+import { agentScope, tenantScope } from "../../store/directory";
 import type { Claim, OutboxItem } from "../../store/outbox";
 import {
   claimDue,
   markAcknowledged,
-  markDispatched,
+  markAcknowledgedMany,
+  markDispatchedMany,
   markRetry,
   markSettled,
   pausedScopes,
@@ -58,17 +61,9 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let stopped = false;
   let wake: (() => void) | null = null;
 
-  async function deliver(claim: Claim): Promise<void> {
-    const { item } = claim;
-    if ((await checkGate(db, item.agentId, item.tenantId)).held) return releaseLease(db, claim);
-    if (item.state === "DISPATCHED" && item.firstDispatchedAt) {
-      const proceed = await resolveUncertain(claim, item.firstDispatchedAt);
-      if (!proceed) return;
-    }
-    if (!(await markDispatched(db, claim, now()))) return; // the lease was lost to another worker
-    const outcome = await transport.send(item, claim.attemptId);
-    const attempts = item.attempts + 1;
-    const at = now();
+  /** Records one attempt's outcome: acknowledgements are batched by the caller, the rest settle here. */
+  async function settle(claim: Claim, outcome: AttemptOutcome, at: Date): Promise<void> {
+    const attempts = claim.item.attempts + 1;
     switch (outcome.kind) {
       case "acknowledged":
         await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`);
@@ -90,6 +85,56 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         return;
       }
     }
+  }
+
+  /**
+   * Sends one wave (at most one item per lane): DISPATCHED is persisted for the whole wave before any
+   * network call, the sends run concurrently, and the acknowledgements are written in one statement.
+   */
+  async function sendWave(wave: Claim[]): Promise<void> {
+    const sendable = await markDispatchedMany(db, wave, now());
+    const results = await Promise.all(
+      sendable.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
+    );
+    const at = now();
+    const acked = results.filter((r) => r.outcome.kind === "acknowledged" && r.outcome.status === 200);
+    await markAcknowledgedMany(
+      db,
+      acked.map((r) => r.claim),
+      `HTTP 200 at ${at.toISOString()}`,
+    );
+    for (const { claim, outcome } of results) {
+      if (acked.some((r) => r.claim === claim)) continue;
+      await settle(claim, outcome, at).catch((error: Error) =>
+        log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
+      );
+    }
+  }
+
+  /** The gate for a batch, read once per round (fail closed: a failed read holds everything). */
+  async function openClaims(claims: Claim[]): Promise<Claim[]> {
+    let controls: Awaited<ReturnType<typeof readControlScopes>>;
+    try {
+      controls = await readControlScopes(
+        db,
+        claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]),
+      );
+    } catch {
+      controls = new Map();
+    }
+    const open: Claim[] = [];
+    for (const claim of claims) {
+      const { agentId, tenantId } = claim.item;
+      if (gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId))).held) {
+        await releaseLease(db, claim);
+        continue;
+      }
+      if (claim.item.state === "DISPATCHED" && claim.item.firstDispatchedAt) {
+        if (!(await resolveUncertain(claim, claim.item.firstDispatchedAt))) continue;
+      }
+      open.push(claim);
+    }
+    return open;
   }
 
   /** An earlier attempt never acknowledged. Returns true when sending again with the same key is safe. */
@@ -131,21 +176,17 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       return 0;
     }
     // Items of one agent to one destination go one after another, in claim order (due order for a
-    // release); different destinations and agents go out concurrently.
+    // release): wave k holds the k-th item of every lane. Different lanes go out concurrently.
     const lanes = new Map<string, Claim[]>();
-    for (const claim of claims) {
+    for (const claim of await openClaims(claims)) {
       const lane = `${claim.item.agentId}|${claim.item.destination}`;
       lanes.set(lane, [...(lanes.get(lane) ?? []), claim]);
     }
-    await Promise.all(
-      [...lanes.values()].map(async (lane) => {
-        for (const claim of lane) {
-          await deliver(claim).catch((error: Error) =>
-            log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
-          );
-        }
-      }),
-    );
+    const depth = Math.max(0, ...[...lanes.values()].map((l) => l.length));
+    for (let k = 0; k < depth; k++) {
+      const wave = [...lanes.values()].flatMap((lane) => (lane[k] ? [lane[k]!] : []));
+      await sendWave(wave).catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
+    }
     if (claims.length && options.afterRound) {
       await Promise.resolve(options.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
         log.warn({ err: error.message }, "after-round step failed"),

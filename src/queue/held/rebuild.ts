@@ -5,7 +5,7 @@ import { drainingScopes, scopesWithUntil } from "../../store/drain";
 import { uncoveredHeldAgents } from "../../store/held-summary";
 import { openRecoveryRelease, openReleaseIds } from "../../store/releases";
 import { allTriggers } from "../../store/triggers";
-import { catchUpTrigger } from "./fire-trigger";
+import { catchUpTrigger } from "./catch-up";
 import { type ControlJobs, scheduleTrigger } from "./schedules";
 
 export interface RebuildDeps {

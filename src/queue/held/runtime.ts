@@ -6,11 +6,11 @@ import { drainingScopes, settleDrain } from "../../store/drain";
 import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
 import { findTrigger } from "../../store/triggers";
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
-import { fireTrigger } from "./fire-trigger";
 import { scheduledMillis } from "./job-ids";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
 import { runRelease } from "./run-release";
 import { type ControlJobs, controlJobs, scheduleTrigger, unscheduleTrigger } from "./schedules";
+import { createTickBatcher } from "./tick-batcher";
 
 export interface HeldRuntimeOptions {
   store: Store;
@@ -72,14 +72,16 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     for (const { scope } of await drainingScopes(db)) await settleDrain(db, scope, now());
   }
 
+  const ticks = createTickBatcher(store, now);
   const triggerWorker = new Worker(
     "triggers",
     async (job) => {
       const millis = typeof job.data.dueAt === "number" ? job.data.dueAt : scheduledMillis(job);
-      const result = await fireTrigger(deps, job.data.triggerId as string, millis);
-      if (result?.planned) delivery.nudge();
+      const result = await ticks.add({ triggerId: job.data.triggerId as string, millis });
+      if (result.planned) delivery.nudge();
+      for (const releaseId of result.releaseIds) await jobs.release(releaseId);
     },
-    { connection, prefix, concurrency: options.triggerConcurrency ?? 20 },
+    { connection, prefix, concurrency: options.triggerConcurrency ?? 100 },
   );
 
   const afterBatch = async (releaseId: string) => {

@@ -1,0 +1,16 @@
+import { runHeldBench } from "./held";
+
+/** `npm run bench`: every benchmark from one run against the same Redis, so the ratios compare like with like. */
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const held = await runHeldBench({ redisUrl });
+const fmt = (n: number) => n.toFixed(0).padStart(7);
+console.log("held work (issue 3)");
+console.log(`  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}`);
+console.log(
+  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${(held.gatedDeliveriesPerSec / held.rawJobsPerSec).toFixed(2)}`,
+);
+console.log(
+  `  (c) release after resume, deliveries/s       ${fmt(held.releasePerSec)}   c/a = ${(held.releasePerSec / held.rawJobsPerSec).toFixed(2)}`,
+);
+console.log(`  duplicates ${held.duplicates}, lost ${held.lost}`);
+process.exit(0);
