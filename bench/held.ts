@@ -83,7 +83,23 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-bench-"));
   const url = `file:${path.join(dir, "bench.db")}`;
   await migrateDatabase(url);
-  const store = openStore(url);
+  const base = openStore(url);
+  const counts = new Map<string, number>();
+  const db = process.env.COUNT_QUERIES
+    ? (base.db.$extends({
+        query: {
+          async $allOperations({ model, operation, args, query }) {
+            const k = `${model}.${operation}`;
+            counts.set(k, (counts.get(k) ?? 0) + 1);
+            return query(args);
+          },
+        },
+      }) as unknown as typeof base.db)
+    : base.db;
+  const store = { ...base, db };
+  process.on("exit", () => {
+    if (process.env.COUNT_QUERIES) console.log([...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25));
+  });
   const receiver = await startCountingReceiver();
   const ctx: HandlerContext = {
     store,
@@ -95,7 +111,11 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   const prefix = prefixOf();
   try {
     await syncDirectory(store.db, benchDirectory(agents));
-    const runtime = await startHeld(ctx, { redisUrl: options.redisUrl, prefix, reconcileMs: 1000 });
+    const runtime = await startHeld(ctx, {
+      redisUrl: options.redisUrl,
+      prefix,
+      reconcileMs: 1000,
+    });
     const ticks = new Queue("triggers", { connection: { url: options.redisUrl }, prefix });
     const created = new Date();
     const slot = new Date(Math.ceil(created.getTime() / 60_000) * 60_000);
