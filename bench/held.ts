@@ -90,15 +90,25 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
         query: {
           async $allOperations({ model, operation, args, query }) {
             const k = `${model}.${operation}`;
-            counts.set(k, (counts.get(k) ?? 0) + 1);
-            return query(args);
+            const t0 = performance.now();
+            try {
+              return await query(args);
+            } finally {
+              counts.set(k, (counts.get(k) ?? 0) + (performance.now() - t0));
+            }
           },
         },
       }) as unknown as typeof base.db)
     : base.db;
   const store = { ...base, db };
   process.on("exit", () => {
-    if (process.env.COUNT_QUERIES) console.log([...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25));
+    if (process.env.COUNT_QUERIES)
+      console.log(
+        [...counts.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([k, v]) => [k, Math.round(v)]),
+      );
   });
   const receiver = await startCountingReceiver();
   const ctx: HandlerContext = {

@@ -74,8 +74,4 @@ export async function scopesWithUntil(db: Db): Promise<Array<{ scope: string; un
   return rows.map((r) => ({ scope: r.scope, until: r.until! }));
 }
 
-export async function setDrainDeadline(db: Db, scope: string, deadline: Date): Promise<void> {
-  await db.control.updateMany({ where: { scope, state: "DRAINING" }, data: { drainDeadline: deadline } });
-}
-
 class DrainConflict extends Error {}

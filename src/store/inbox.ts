@@ -83,8 +83,3 @@ async function findPrior(db: Db, event: InboundEvent): Promise<ReceiveResult | n
   if (prior.fingerprint !== event.fingerprint) return { kind: "conflict" };
   return { kind: "duplicate", receipt: JSON.parse(prior.result ?? "{}") as EventReceipt };
 }
-
-/** Inbound events not yet handed to the outbox: held, or waiting their turn. */
-export async function countWaitingEvents(db: Db, agentId: string): Promise<number> {
-  return db.inboxEvent.count({ where: { agentId, state: { in: ["HELD", "PENDING", "RELEASED"] } } });
-}

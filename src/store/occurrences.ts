@@ -1,111 +1,68 @@
 import { occurrenceKey } from "../policy/misfire";
 import type { Db, Tx } from "./client";
-import { planDelivery } from "./outbox";
 import { openRelease } from "./releases";
 import type { StoredTrigger } from "./triggers";
 
-export interface RecordResult {
-  /** Occurrences new to the database (a duplicate tick records nothing). */
+export interface MissedResult {
+  /** Occurrences new to the database (due times already recorded are left alone). */
   recorded: number;
-  planned: number;
-  held: number;
-  /** A release opened for occurrences that were missed while nothing ran and the agent was not paused. */
+  /** A release opened because the agent is running: the misfire policy decides what the rows become. */
   releaseId: string | null;
 }
 
-export interface DueOccurrences {
+export interface MissedOccurrences {
   trigger: StoredTrigger;
-  /** Due times of the tick being processed (and of a tick or two BullMQ's timing jitter skipped): planned at
-   * once unless held. Empty for a pure catch-up. */
-  current: Date[];
-  /** Due times that passed with no tick (process down, Redis emptied): they follow the misfire policy. */
+  /** Due times that passed with no tick (process down, Redis emptied). */
   missed: Date[];
-  /** The gate's answer, read just before. */
+  /** The gate's answer, read just before: paused agents keep the rows HELD for their resume. */
   held: boolean;
   now: Date;
 }
 
 /**
- * Writes occurrences before anything is delivered (design.md section 10). Each is insert-if-absent by its
- * key, so a retried or duplicated job does nothing twice. Held: the row says HELD. Running: the current
- * one is planned in the outbox in the same transaction; missed ones are HELD and a release is opened so the
- * trigger's misfire policy decides what they become.
+ * Records missed due times as HELD occurrences, insert-if-absent by key (design.md section 10). For a running
+ * agent a release is opened in the same transaction, so a night's outage becomes one coalesced delivery (or
+ * all, or none, per the trigger), never a silent drop. Scheduler ticks take the batched path (tick-batch.ts).
  */
-export async function recordOccurrences(db: Db, due: DueOccurrences): Promise<RecordResult> {
+export async function recordMissed(db: Db, due: MissedOccurrences): Promise<MissedResult> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.$transaction((tx) => recordInTx(tx, due));
     } catch (error) {
-      // Two ticks inserting the same key at once: the loser retries and finds the row.
+      // A tick inserted one of these keys at the same moment: the retry finds the row.
       if ((error as { code?: string }).code !== "P2002" || attempt >= 3) throw error;
     }
   }
 }
 
-async function recordInTx(tx: Tx, due: DueOccurrences): Promise<RecordResult> {
+async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedResult> {
   const { trigger, now } = due;
-  const result: RecordResult = { recorded: 0, planned: 0, held: 0, releaseId: null };
-  const all = [...due.missed, ...due.current];
-  if (all.length === 0) return result;
-  const ids = all.map((d) => occurrenceKey(trigger.agentId, trigger.key, d));
+  if (due.missed.length === 0) return { recorded: 0, releaseId: null };
+  const rows = due.missed.map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }));
   const existing = new Set(
-    (await tx.occurrence.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id),
+    (await tx.occurrence.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true } })).map(
+      (r) => r.id,
+    ),
   );
+  const fresh = rows.filter((r) => !existing.has(r.id));
+  if (fresh.length === 0) return { recorded: 0, releaseId: null };
   const base = { triggerId: trigger.id, tenantId: trigger.tenantId, agentId: trigger.agentId };
-  const missedRows = due.missed
-    .map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }))
-    .filter((o) => !existing.has(o.id));
-  if (missedRows.length) {
-    await tx.occurrence.createMany({ data: missedRows.map((o) => ({ ...o, ...base, state: "HELD", createdAt: now })) });
-    result.held += missedRows.length;
-    if (!due.held) {
-      result.releaseId = await openRelease(tx, {
+  await tx.occurrence.createMany({ data: fresh.map((o) => ({ ...o, ...base, state: "HELD", createdAt: now })) });
+  const releaseId = due.held
+    ? null
+    : await openRelease(tx, {
         tenantId: trigger.tenantId,
         agentId: trigger.agentId,
         requestedBy: "recovery",
         heldSince: trigger.lastDueAt,
         now,
       });
-    }
-  }
-  const currentRows = due.current
-    .map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }))
-    .filter((o) => !existing.has(o.id));
-  for (const { id, dueAt } of currentRows) {
-    await tx.occurrence.create({
-      data: {
-        id,
-        dueAt,
-        ...base,
-        state: due.held ? "HELD" : "PLANNED",
-        outboxId: due.held ? null : id,
-        createdAt: now,
-      },
-    });
-    if (due.held) {
-      result.held++;
-      continue;
-    }
-    await planDelivery(tx, {
-      id,
-      kind: "trigger",
-      tenantId: trigger.tenantId,
-      agentId: trigger.agentId,
-      destination: trigger.destination,
-      contract: trigger.contract,
-      payload: { agent: trigger.agentId, trigger: trigger.key, dueAt: dueAt.toISOString(), payload: trigger.payload },
-    });
-    result.planned++;
-  }
-  result.recorded = missedRows.length + currentRows.length;
-  const latest = all.reduce((a, b) => (a.getTime() > b.getTime() ? a : b));
-  if (!trigger.lastDueAt || latest.getTime() > trigger.lastDueAt.getTime()) {
-    await tx.trigger.updateMany({
-      where: { id: trigger.id, OR: [{ lastDueAt: null }, { lastDueAt: { lt: latest } }] },
-      data: { lastDueAt: latest },
-    });
-  }
-  return result;
+  const latest = fresh[fresh.length - 1]!.dueAt;
+  await tx.trigger.updateMany({
+    where: { id: trigger.id, OR: [{ lastDueAt: null }, { lastDueAt: { lt: latest } }] },
+    data: { lastDueAt: latest },
+  });
+  return { recorded: fresh.length, releaseId };
 }
 
 /** Held occurrences per trigger key of one agent (the resume preflight). */
@@ -114,8 +71,4 @@ export async function heldOccurrencesByTrigger(db: Db, agentId: string): Promise
   const out: Record<string, number> = {};
   for (const row of rows) out[row.triggerId.slice(agentId.length + 1)] = row._count;
   return out;
-}
-
-export async function occurrencesOf(db: Db, triggerIdValue: string) {
-  return db.occurrence.findMany({ where: { triggerId: triggerIdValue }, orderBy: { dueAt: "asc" } });
 }

@@ -151,7 +151,3 @@ export async function openReleaseIds(db: Db): Promise<string[]> {
     await db.release.findMany({ where: { state: "OPEN" }, select: { id: true }, orderBy: { createdAt: "asc" } })
   ).map((r) => r.id);
 }
-
-export async function findRelease(db: Db, id: string) {
-  return db.release.findUnique({ where: { id } });
-}

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PROVIDERS } from "../support/databases";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT_KEY = "demo-key-acme-ops-agent-0007";
 
-describe("awaited inbound events and named checkpoints (sqlite)", () => {
+describe.each(PROVIDERS)("awaited inbound events and named checkpoints on %s", (provider) => {
   let h: HeldHarness;
   beforeEach(async () => {
-    h = await createHeldHarness("sqlite");
+    h = await createHeldHarness(provider);
   });
   afterEach(() => h.close());
 
