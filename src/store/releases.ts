@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { type MisfirePolicy, planMisfire } from "../policy/misfire";
+import { insertOutboxRows, markReleased } from "./bulk-insert";
 import type { Db, Tx } from "./client";
 import { checkGate } from "./gate";
 
@@ -28,7 +29,14 @@ export async function openRelease(tx: Tx, request: ReleaseRequest): Promise<stri
   return id;
 }
 
-/** A release for held work found with its gate open and nobody releasing it; null when the gate is shut. */
+/** How long after any release of an agent (or its tenant) held rows are not yet called orphans. */
+const RECOVERY_GRACE_MS = 5_000;
+
+/**
+ * A release for held work found with its gate open and nobody releasing it; null when the gate is shut or a
+ * release of this agent or its tenant is open or just happened (a resume's own release will take the rows).
+ * The gate is read first: seeing it open means the resume that opened it, and its release, are committed.
+ */
 export async function openRecoveryRelease(
   db: Db,
   agentId: string,
@@ -36,6 +44,17 @@ export async function openRecoveryRelease(
   now: Date,
 ): Promise<string | null> {
   if ((await checkGate(db, agentId, tenantId)).held) return null;
+  const recent = await db.release.findFirst({
+    where: {
+      tenantId,
+      AND: [
+        { OR: [{ agentId }, { agentId: null }] },
+        { OR: [{ state: "OPEN" }, { createdAt: { gt: new Date(now.getTime() - RECOVERY_GRACE_MS) } }] },
+      ],
+    },
+    select: { id: true },
+  });
+  if (recent) return null;
   return db.$transaction((tx) => openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince: null, now }));
 }
 
@@ -80,11 +99,11 @@ export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<str
       heldSince: release.heldSince,
       releasedAt: release.createdAt,
     });
+    // One timestamp for the batch: the claim order then falls to the keys, which sort by due time.
     const plannedAt = new Date();
-    await tx.outboxItem.createMany({
-      data: plan.deliveries.map((d) => ({
-        createdAt: plannedAt,
-        nextAttemptAt: plannedAt,
+    await insertOutboxRows(
+      tx,
+      plan.deliveries.map((d) => ({
         id: d.key,
         kind: "trigger",
         tenantId: trigger.tenantId,
@@ -92,18 +111,21 @@ export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<str
         destination: trigger.destination,
         contract: trigger.contract,
         payload: JSON.stringify(d.payload),
+        at: plannedAt,
       })),
-    });
-    for (const d of plan.deliveries) {
-      // "all" delivers each occurrence under its own key; a coalesced delivery carries several.
-      await tx.occurrence.updateMany({
-        where: { id: { in: d.occurrenceIds }, state: "HELD" },
-        data: { state: "RELEASED", releaseId, outboxId: d.key },
-      });
-    }
-    if (plan.skipped.length) {
-      await tx.occurrence.updateMany({ where: { id: { in: plan.skipped } }, data: { state: "SKIPPED", releaseId } });
-    }
+    );
+    const marked =
+      (await markReleased(tx, plan.deliveries, releaseId, plannedAt)) +
+      (plan.skipped.length
+        ? (
+            await tx.occurrence.updateMany({
+              where: { id: { in: plan.skipped }, state: "HELD" },
+              data: { state: "SKIPPED", releaseId },
+            })
+          ).count
+        : 0);
+    // Another release took some of these rows meanwhile: roll back rather than plan them twice.
+    if (marked !== ids.length) throw new ReleaseRaceError(next.triggerId);
     const released = ids.length - plan.skipped.length;
     await tx.release.update({
       where: { id: releaseId },

@@ -1,6 +1,7 @@
 import { gateVerdict } from "../policy/gate";
 import { occurrenceKey } from "../policy/misfire";
 import { slotFor, tickDueTimes } from "../policy/schedule";
+import { insertOccurrenceRows, insertOutboxRows } from "./bulk-insert";
 import type { Db } from "./client";
 import { readControlScopes } from "./control-scopes";
 import { agentScope, tenantScope } from "./directory";
@@ -58,31 +59,21 @@ async function recordOnce(db: Db, ticks: Tick[], now: Date): Promise<TickBatchRe
         }
       }
     }
-    const existing = new Set(
-      (await tx.occurrence.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true } })).map(
-        (r) => r.id,
-      ),
-    );
-    const fresh = [...new Map(rows.filter((r) => !existing.has(r.id)).map((r) => [r.id, r])).values()];
-    const planned = fresh.filter((r) => r.state === "PLANNED");
-    await tx.occurrence.createMany({
-      data: fresh.map((r) => {
+    const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
+    const inserted = await insertOccurrenceRows(
+      tx,
+      unique.map((r) => {
         const t = triggers.get(r.triggerId)!;
         const outboxId = r.state === "PLANNED" ? r.id : null;
-        return {
-          id: r.id,
-          triggerId: t.id,
-          tenantId: t.tenantId,
-          agentId: t.agentId,
-          dueAt: r.dueAt,
-          state: r.state,
-          outboxId,
-          createdAt: now,
-        };
+        return { ...r, tenantId: t.tenantId, agentId: t.agentId, outboxId, at: now };
       }),
-    });
-    await tx.outboxItem.createMany({
-      data: planned.map((r) => {
+    );
+    // Only rows this batch inserted: a key that existed (a duplicate tick) is already someone's.
+    const fresh = unique.filter((r) => inserted.has(r.id));
+    const planned = fresh.filter((r) => r.state === "PLANNED");
+    await insertOutboxRows(
+      tx,
+      planned.map((r) => {
         const t = triggers.get(r.triggerId)!;
         const payload = {
           agent: t.agentId,
@@ -90,19 +81,19 @@ async function recordOnce(db: Db, ticks: Tick[], now: Date): Promise<TickBatchRe
           dueAt: r.dueAt.toISOString(),
           payload: JSON.parse(t.payload),
         };
-        const at = { createdAt: now, nextAttemptAt: now };
+        const { tenantId, agentId, destination, contract } = t;
         return {
           id: r.id,
           kind: "trigger",
-          tenantId: t.tenantId,
-          agentId: t.agentId,
-          destination: t.destination,
-          contract: t.contract,
+          tenantId,
+          agentId,
+          destination,
+          contract,
           payload: JSON.stringify(payload),
-          ...at,
+          at: now,
         };
       }),
-    });
+    );
     // Missed time of a running agent follows the misfire policy through a release of its own.
     const releaseIds: string[] = [];
     for (const triggerId of new Set(fresh.filter((r) => r.missed).map((r) => r.triggerId))) {
