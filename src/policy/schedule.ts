@@ -80,3 +80,9 @@ export function tickDueTimes(
   const gap = lastDueAt ? dueTimesBetween(cadence, lastDueAt, new Date(slot.getTime() - 1)) : [];
   return gap.length <= JITTER_SLOTS ? { current: [...gap, slot], missed: [] } : { current: [slot], missed: gap };
 }
+
+/** The first due time after `now` (what the API shows as a trigger's next run). */
+export function nextDueAfter(cadence: Cadence, now: Date): Date {
+  if (cadence.kind === "every") return new Date((Math.floor(now.getTime() / cadence.everyMs) + 1) * cadence.everyMs);
+  return CronExpressionParser.parse(cadence.pattern, { tz: cadence.tz, currentDate: now }).next().toDate();
+}

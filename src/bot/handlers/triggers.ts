@@ -1,7 +1,7 @@
-import { CronExpressionParser } from "cron-parser";
+import { nextDueAfter } from "../../policy/schedule";
 import type { KnownAgent } from "../../store/directory";
 import type { StoredTrigger, TriggerSpec } from "../../store/triggers";
-import { deleteTrigger, listTriggers, triggerId, upsertTrigger } from "../../store/triggers";
+import { cadenceOf, deleteTrigger, listTriggers, triggerId, upsertTrigger } from "../../store/triggers";
 import type { HandlerContext } from "../context";
 
 export type TriggerInput = Omit<TriggerSpec, "tenantId" | "agentId">;
@@ -17,7 +17,7 @@ export interface TriggerView {
   misfire: string;
   contract: string;
   lastDueAt: string | null;
-  nextDueAt: string | null;
+  nextDueAt: string;
 }
 
 export function triggerView(t: StoredTrigger, now: Date): TriggerView {
@@ -31,16 +31,8 @@ export function triggerView(t: StoredTrigger, now: Date): TriggerView {
     misfire: t.misfire,
     contract: t.contract,
     lastDueAt: t.lastDueAt?.toISOString() ?? null,
-    nextDueAt: nextDue(t, now)?.toISOString() ?? null,
+    nextDueAt: nextDueAfter(cadenceOf(t), now).toISOString(),
   };
-}
-
-function nextDue(t: StoredTrigger, now: Date): Date | null {
-  if (t.everyMs) return new Date((Math.floor(now.getTime() / t.everyMs) + 1) * t.everyMs);
-  if (!t.cron) return null;
-  return CronExpressionParser.parse(t.cron, { tz: t.tz ?? undefined, currentDate: now })
-    .next()
-    .toDate();
 }
 
 export async function registerTrigger(ctx: HandlerContext, agent: KnownAgent, input: TriggerInput) {
