@@ -1,7 +1,21 @@
 import { benchApprovals } from "./approvals";
 import { benchChat } from "./chat";
+import { runHeldBench } from "./held";
 
-// Each benchmark lives in its own file and prints its own figures; nothing here asserts timings.
+// Each benchmark lives in its own file and prints its own figures; nothing here asserts timings. The held-work
+// figures come from one run against the same Redis, so their ratios compare like with like.
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const held = await runHeldBench({ redisUrl });
+const fmt = (n: number) => n.toFixed(0).padStart(7);
+console.log("held work (issue 3)");
+console.log(`  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}`);
+console.log(
+  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${(held.gatedDeliveriesPerSec / held.rawJobsPerSec).toFixed(2)}`,
+);
+console.log(
+  `  (c) release after resume, deliveries/s       ${fmt(held.releasePerSec)}   c/a = ${(held.releasePerSec / held.rawJobsPerSec).toFixed(2)}`,
+);
+console.log(`  duplicates ${held.duplicates}, lost ${held.lost}`);
 await benchApprovals();
 await benchChat();
 process.exit(0); // pools and the wasm engine may keep the event loop alive

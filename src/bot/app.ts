@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
-import { createDeliveryLoop } from "../queue/delivery/delivery-loop";
 import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
@@ -13,6 +12,7 @@ import type { HoldfastEnv } from "./config/env";
 import type { HandlerContext } from "./context";
 import { crashHook } from "./crash-hook";
 import { HoldfastEvents } from "./events";
+import { startHeld } from "./held-wiring";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
 export interface HoldfastApp {
@@ -57,13 +57,24 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
     const crash = crashHook(env.HOLDFAST_CRASH_AT);
-    const ctx: HandlerContext = { store, log, now, events: new HoldfastEvents(), crash };
+    const ctx: HandlerContext = {
+      store,
+      log,
+      now,
+      events: new HoldfastEvents(),
+      crash,
+      drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
+    };
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
-    const delivery = createDeliveryLoop({ store, log, now, crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS });
-    ctx.events.on("outbox.planned", () => delivery.nudge());
-    delivery.start();
-    cleanups.unshift(() => delivery.stop());
+    // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    const held = await startHeld(ctx, {
+      redisUrl: redis.url,
+      prefix: env.HOLDFAST_QUEUE_PREFIX,
+      crashAt: env.HOLDFAST_CRASH_AT,
+      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS },
+    });
+    cleanups.unshift(() => held.stop());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
     const chat = await startChat({ env: options.processEnv ?? {}, ctx, http });
     cleanups.unshift(() => chat.stop());

@@ -11,4 +11,6 @@ export interface HandlerContext {
   events: HoldfastEvents;
   /** Test-only crash points; absent unless HOLDFAST_CRASH_AT is set. */
   crash?: (point: CrashPoint) => void;
+  /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 90 s. */
+  drainTimeoutMs?: number;
 }

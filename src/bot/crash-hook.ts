@@ -8,14 +8,17 @@ import type { DeliveryCrashPoint } from "../queue/delivery/delivery-loop";
  * - after-approve-commit: right after the approval (and its outbox row) committed, before any dispatch;
  * - after-dispatch-mark: DISPATCHED is persisted, the request is not sent yet;
  * - before-acknowledge: the destination applied the effect and answered 2xx; not yet recorded here.
+ * - release-batch: after the first committed release batch the process stops delivering and hangs, so the
+ *   test's SIGKILL lands between batches (src/queue/held/runtime.ts).
  */
-export type CrashPoint = "before-approve-commit" | "after-approve-commit" | DeliveryCrashPoint;
+export type CrashPoint = "before-approve-commit" | "after-approve-commit" | DeliveryCrashPoint | "release-batch";
 
 export const CRASH_POINTS: readonly CrashPoint[] = [
   "before-approve-commit",
   "after-approve-commit",
   "after-dispatch-mark",
   "before-acknowledge",
+  "release-batch",
 ];
 
 export function crashHook(setting: CrashPoint | undefined): ((point: CrashPoint) => void) | undefined {

@@ -12,6 +12,12 @@ export interface HoldfastEventMap {
   "outbox.planned": [];
   /** An agent's or tenant's control record changed (pause, resume, drain). */
   "control.changed": [scope: string];
+  /** A release record was committed (a resume, or recovery of missed occurrences): start its job. */
+  "release.opened": [releaseId: string];
+  /** A trigger was registered, changed or deleted: (re)schedule or remove its job scheduler. */
+  "trigger.changed": [triggerId: string];
+  /** An inbound event was stored: the agent's ordered event queue may move. */
+  "inbox.received": [agentId: string];
 }
 
 export class HoldfastEvents extends EventEmitter<HoldfastEventMap> {}

@@ -21,7 +21,7 @@ describe("decidePause", () => {
       const decision = decidePause(RUNNING_CONTROL, { actorId: "acme:x", role, reason: "vacation", until: null }, now);
       expect(decision.outcome).toBe("paused");
       expect(decision.next).toMatchObject({
-        state: "PAUSED",
+        state: "DRAINING",
         holdLevel: role,
         reason: "vacation",
         setBy: "acme:x",

@@ -21,10 +21,13 @@ export interface PauseDecision {
   next: ControlRecord;
 }
 
-/** Any known user may pause. Hold levels only go up while paused (design.md section 4). */
+/**
+ * Any known user may pause. Hold levels only go up while paused (design.md section 4). A running agent goes
+ * to DRAINING, not straight to PAUSED: work already in flight finishes first (see drain.ts).
+ */
 export function decidePause(current: ControlRecord, request: PauseRequest, now: Date): PauseDecision {
   const held: ControlRecord = {
-    state: "PAUSED",
+    state: "DRAINING",
     holdLevel: request.role,
     reason: request.reason,
     setBy: request.actorId,

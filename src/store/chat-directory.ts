@@ -35,11 +35,6 @@ export async function listTenantAgents(db: Db, tenantId: string): Promise<KnownA
   return agents.filter((a): a is KnownAgent => a !== null);
 }
 
-export async function findAgentById(db: Db, id: string): Promise<KnownAgent | null> {
-  const row = await db.agent.findUnique({ where: { id }, select: { tenantId: true, name: true } });
-  return row ? findAgent(db, row.tenantId, row.name) : null;
-}
-
 export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
   return db.user.findUnique({ where: { id }, select: USER_FIELDS });
 }

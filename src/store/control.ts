@@ -63,7 +63,14 @@ export class ControlConflictError extends Error {
  * audit row, all in one transaction. A concurrent writer makes the version check fail; the change is then
  * retried on the fresh record, so no attempt is lost and none overwrites another.
  */
-export async function changeControl<R>(db: Db, scope: string, change: ControlChange<R>, attempts = 5): Promise<R> {
+export async function changeControl<R>(
+  db: Db,
+  scope: string,
+  change: ControlChange<R>,
+  attempts = 5,
+  /** Further writes that must commit with the change (a resume's release record). */
+  alsoInTransaction?: (tx: Tx, result: R, before: StoredControl) => Promise<void>,
+): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.$transaction(async (tx) => {
@@ -77,6 +84,7 @@ export async function changeControl<R>(db: Db, scope: string, change: ControlCha
           });
           if (written.count !== 1) throw new ControlConflictError(scope);
         }
+        if (alsoInTransaction) await alsoInTransaction(tx, result, current);
         const row = await tx.control.findUniqueOrThrow({ where: { scope } });
         await tx.controlAudit.create({
           data: {

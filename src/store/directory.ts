@@ -149,6 +149,11 @@ export async function findAgent(db: Db, tenantId: string, name: string): Promise
   return row ? toKnownAgent(row) : null;
 }
 
+export async function findAgentById(db: Db, id: string): Promise<KnownAgent | null> {
+  const row = await db.agent.findUnique({ where: { id } });
+  return row ? toKnownAgent(row) : null;
+}
+
 export async function findAgentByKeyHash(db: Db, agentKeyHash: string): Promise<KnownAgent | null> {
   const row = await db.agent.findUnique({ where: { agentKeyHash } });
   return row ? toKnownAgent(row) : null;

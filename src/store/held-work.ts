@@ -1,30 +1,30 @@
 import type { Db } from "./client";
+import { heldOccurrencesByTrigger } from "./occurrences";
 
-/** Outbox rows that have not left the building yet: a resume would send these. */
-const UNDISPATCHED = ["PLANNED", "FAILED"];
 /** Outbox rows whose effect is not confirmed yet (the oldest of these is the "oldest undelivered action"). */
 const UNDELIVERED = ["PLANNED", "DISPATCHED", "FAILED"];
 
+/** What a resume of this agent would release, counted from the durable rows (design.md section 4). */
 export interface HeldCounts {
-  /** Held trigger occurrences, per trigger id, largest first. */
-  occurrencesByTrigger: Array<{ triggerId: string; count: number }>;
-  inboxEvents: number;
+  /** Held trigger occurrences in all, and per trigger key. */
+  occurrences: number;
+  occurrencesByTrigger: Record<string, number>;
+  /** Inbound events not yet delivered to the agent (held, or queued behind an earlier one). */
+  inboundEvents: number;
+  /** Outbox items planned but not sent: held approved actions (and deliveries planned just before a pause). */
   outboxActions: number;
   needsReview: number;
 }
 
-/** What a resume of this agent would release, counted from the durable rows (design.md section 4). */
 export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts> {
-  const [occurrences, inboxEvents, outboxActions, needsReview] = await Promise.all([
-    db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: { _all: true } }),
-    db.inboxEvent.count({ where: { agentId, state: "HELD" } }),
-    db.outboxItem.count({ where: { agentId, state: { in: UNDISPATCHED } } }),
+  const [occurrencesByTrigger, inboundEvents, outboxActions, needsReview] = await Promise.all([
+    heldOccurrencesByTrigger(db, agentId),
+    db.inboxEvent.count({ where: { agentId, state: { in: ["HELD", "PENDING", "RELEASED"] } } }),
+    db.outboxItem.count({ where: { agentId, state: "PLANNED" } }),
     db.outboxItem.count({ where: { agentId, state: "NEEDS_REVIEW" } }),
   ]);
-  const occurrencesByTrigger = occurrences
-    .map((row) => ({ triggerId: row.triggerId, count: row._count._all }))
-    .sort((a, b) => b.count - a.count || a.triggerId.localeCompare(b.triggerId));
-  return { occurrencesByTrigger, inboxEvents, outboxActions, needsReview };
+  const occurrences = Object.values(occurrencesByTrigger).reduce((a, b) => a + b, 0);
+  return { occurrences, occurrencesByTrigger, inboundEvents, outboxActions, needsReview };
 }
 
 export interface OldestWaits {

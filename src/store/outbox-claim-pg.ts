@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { Db } from "./client";
 import type { Claim, ClaimOptions, OutboxItem } from "./outbox";
 
@@ -18,13 +19,13 @@ WITH due AS (
     AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ($1::timestamptz AT TIME ZONE 'UTC'))
     AND "agentId" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))
     AND "tenantId" NOT IN (SELECT jsonb_array_elements_text($3::jsonb))
-  ORDER BY "nextAttemptAt", "createdAt"
+  ORDER BY "nextAttemptAt", "createdAt", id
   LIMIT $4::int
   FOR UPDATE SKIP LOCKED
 )
 UPDATE "OutboxItem" AS item
-SET "leaseToken" = gen_random_uuid()::text,
-    "leaseAttemptId" = gen_random_uuid()::text,
+SET "leaseToken" = $6,
+    "leaseAttemptId" = $6,
     "leaseExpiresAt" = ($5::timestamptz AT TIME ZONE 'UTC'),
     "updatedAt" = ($1::timestamptz AT TIME ZONE 'UTC')
 FROM due
@@ -33,6 +34,8 @@ RETURNING item.id, item."leaseToken", item."leaseAttemptId"`;
 
 export async function claimDuePostgres(db: Db, options: ClaimOptions): Promise<Claim[]> {
   const leaseExpiresAt = new Date(options.now.getTime() + options.leaseMs);
+  // One token for the whole batch, as on SQLite: a wave's DISPATCHED and ACKNOWLEDGED writes are one statement each.
+  const leaseToken = crypto.randomUUID();
   const leased = await db.$queryRawUnsafe<Array<{ id: string; leaseToken: string; leaseAttemptId: string }>>(
     CLAIM_SQL,
     options.now.toISOString(),
@@ -40,15 +43,13 @@ export async function claimDuePostgres(db: Db, options: ClaimOptions): Promise<C
     JSON.stringify(options.excludeTenants),
     options.limit,
     leaseExpiresAt.toISOString(),
+    leaseToken,
   );
   if (leased.length === 0) return [];
-  const rows = await db.outboxItem.findMany({ where: { id: { in: leased.map((l) => l.id) } } });
-  const byId = new Map(rows.map((row) => [row.id, row as OutboxItem]));
-  return leased.flatMap((l) => {
-    const item = byId.get(l.id);
-    // A row leased by this statement keeps our token until the lease expires; re-check it anyway.
-    return item && item.leaseToken === l.leaseToken
-      ? [{ item, leaseToken: l.leaseToken, attemptId: l.leaseAttemptId }]
-      : [];
+  // In claim order (due order, then key), which the delivery loop keeps within each lane.
+  const rows = await db.outboxItem.findMany({
+    where: { id: { in: leased.map((l) => l.id) }, leaseToken },
+    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
   });
+  return rows.map((row) => ({ item: row as OutboxItem, leaseToken, attemptId: crypto.randomUUID() }));
 }

@@ -90,34 +90,37 @@ export function claimDueItems(store: Store, options: ClaimOptions): Promise<Clai
 }
 
 /**
- * The portable claim, used on SQLite (a single writer): takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
- * timed out, so the outcome is uncertain). Each claim is a conditional update on the previous lease, so two
- * workers never hold the same item; the claim is committed before any network call.
+ * The portable claim, used on SQLite (a single writer). Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
+ * timed out, so the outcome is uncertain). One conditional update claims the whole batch under one lease
+ * token, and only rows that still met the conditions carry it, so two workers never hold the same item;
+ * the claim is committed before any network call.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim[]> {
   const { now } = options;
+  const due = {
+    state: { in: ["PLANNED", "DISPATCHED"] },
+    nextAttemptAt: { lte: now },
+    OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }],
+  };
   const candidates = await db.outboxItem.findMany({
-    where: {
-      state: { in: ["PLANNED", "DISPATCHED"] },
-      nextAttemptAt: { lte: now },
-      OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }],
-      agentId: { notIn: options.excludeAgents },
-      tenantId: { notIn: options.excludeTenants },
-    },
-    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
+    where: { ...due, agentId: { notIn: options.excludeAgents }, tenantId: { notIn: options.excludeTenants } },
+    // The id breaks ties: a release's occurrence keys sort by due time, so "all" goes out in due order.
+    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+    select: { id: true },
     take: options.limit,
   });
-  const claims: Claim[] = [];
-  for (const candidate of candidates) {
-    const leaseToken = crypto.randomUUID();
-    const attemptId = crypto.randomUUID();
-    const taken = await db.outboxItem.updateMany({
-      where: { id: candidate.id, leaseToken: candidate.leaseToken, state: candidate.state },
-      data: { leaseToken, leaseAttemptId: attemptId, leaseExpiresAt: new Date(now.getTime() + options.leaseMs) },
-    });
-    if (taken.count === 1) claims.push({ item: candidate as OutboxItem, leaseToken, attemptId });
-  }
-  return claims;
+  if (candidates.length === 0) return [];
+  const leaseToken = crypto.randomUUID();
+  const ids = candidates.map((c) => c.id);
+  await db.outboxItem.updateMany({
+    where: { id: { in: ids }, ...due },
+    data: { leaseToken, leaseAttemptId: leaseToken, leaseExpiresAt: new Date(now.getTime() + options.leaseMs) },
+  });
+  const taken = await db.outboxItem.findMany({ where: { id: { in: ids }, leaseToken } });
+  const byId = new Map(taken.map((row) => [row.id, row as OutboxItem]));
+  return ids
+    .filter((id) => byId.has(id))
+    .map((id) => ({ item: byId.get(id)!, leaseToken, attemptId: crypto.randomUUID() }));
 }
 
 const leased = (claim: Claim) => ({ id: claim.item.id, leaseToken: claim.leaseToken });
@@ -142,6 +145,41 @@ export async function markDispatched(db: Db, claim: Claim, now: Date): Promise<b
     },
   });
   return written.count === 1;
+}
+
+/**
+ * markDispatched for a wave of claims in (at most) two statements. Returns the claims whose lease still
+ * held, i.e. the ones that may be sent.
+ */
+export async function markDispatchedMany(db: Db, claims: Claim[], now: Date): Promise<Claim[]> {
+  if (claims.length === 0) return [];
+  const leaseToken = claims[0]!.leaseToken;
+  const first = claims.filter((c) => !c.item.firstDispatchedAt).map((c) => c.item.id);
+  const again = claims.filter((c) => c.item.firstDispatchedAt).map((c) => c.item.id);
+  const data = { state: "DISPATCHED", attempts: { increment: 1 }, lastAttemptAt: now };
+  let written = 0;
+  if (first.length) {
+    const where = { id: { in: first }, leaseToken };
+    written += (await db.outboxItem.updateMany({ where, data: { ...data, firstDispatchedAt: now } })).count;
+  }
+  if (again.length)
+    written += (await db.outboxItem.updateMany({ where: { id: { in: again }, leaseToken }, data })).count;
+  if (written === claims.length) return claims;
+  const still = await db.outboxItem.findMany({
+    where: { id: { in: claims.map((c) => c.item.id) }, leaseToken, lastAttemptAt: now },
+    select: { id: true },
+  });
+  const ours = new Set(still.map((r) => r.id));
+  return claims.filter((c) => ours.has(c.item.id));
+}
+
+/** Acknowledgements of a wave in one statement; items whose lease moved on are left alone. */
+export async function markAcknowledgedMany(db: Db, claims: Claim[], result: string): Promise<void> {
+  if (claims.length === 0) return;
+  await db.outboxItem.updateMany({
+    where: { id: { in: claims.map((c) => c.item.id) }, leaseToken: claims[0]!.leaseToken },
+    data: { state: "ACKNOWLEDGED", lastResult: result, leaseToken: null, leaseExpiresAt: null },
+  });
 }
 
 /** Records the destination's acknowledgement. A stale lease token (another attempt owns the item) is ignored. */

@@ -13,6 +13,8 @@ export interface RunRecord {
   digest: string;
   packet: string;
   checkpoint: string | null;
+  /** The run's named state variables (set by the agent's state deltas). */
+  vars: Record<string, unknown>;
   deadline: Date | null;
   escalateAfterSeconds: number | null;
   /** User ids of the assigned reviewers. */
@@ -20,6 +22,7 @@ export interface RunRecord {
   decidedBy: string | null;
   decidedAt: Date | null;
   createdAt: Date;
+  updatedAt: Date;
 }
 
 type RunRow = NonNullable<Awaited<ReturnType<Db["run"]["findUnique"]>>>;
@@ -35,12 +38,14 @@ const toRecord = (row: RunRow): RunRecord => ({
   digest: row.digest ?? "",
   packet: row.packet ?? "null",
   checkpoint: row.checkpoint,
+  vars: JSON.parse(row.vars) as Record<string, unknown>,
   deadline: row.deadline,
   escalateAfterSeconds: row.escalateAfter,
   reviewers: JSON.parse(row.reviewers) as string[],
   decidedBy: row.decidedBy,
   decidedAt: row.decidedAt,
   createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
 });
 
 export async function findRun(db: Db | Tx, id: string): Promise<RunRecord | null> {

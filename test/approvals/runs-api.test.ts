@@ -48,6 +48,8 @@ describe("the runs API", () => {
       checkpoint: "awaiting-approval",
       deadline: "2026-12-01T12:00:00.000Z",
       reviewers: ["rita"],
+      vars: {},
+      updatedAt: expect.any(String),
     });
     for (const key of ["demo-key-acme-rita-0004", "demo-key-acme-mia-0006"]) {
       expect((await asAgent(h, "GET", "/v1/runs/run-1", undefined, key)).json).toEqual(created.json);

@@ -128,13 +128,14 @@ describe("POST /v1/agents/:agent/resume with dryRun", () => {
     const dry = await h.call("POST", "/v1/agents/ops-agent/resume", "alice", { dryRun: true });
     expect(dry.status).toBe(200);
     expect(dry.json).toMatchObject({
-      state: "PAUSED",
       dryRun: true,
-      resumer: { name: "alice", role: "principal" },
-      held: { occurrencesByTrigger: [], inboxEvents: 0, outboxActions: 0, needsReview: 0 },
+      allowed: true,
+      control: { state: "PAUSED" },
+      requestedBy: { user: "alice", role: "principal" },
+      held: { occurrences: 0, occurrencesByTrigger: {}, inboundEvents: 0, outboxActions: 0, needsReview: 0 },
     });
     const refused = await h.call("POST", "/v1/agents/ops-agent/resume", "mia", { dryRun: true });
-    expect(refused).toMatchObject({ status: 403, json: { error: "forbidden" } });
+    expect(refused).toMatchObject({ status: 200, json: { allowed: false, refusal: "forbidden" } });
     expect((await h.call("GET", "/v1/agents/ops-agent/control", "mia")).json).toMatchObject({ state: "PAUSED" });
   });
 });

@@ -82,11 +82,18 @@ describe("telegram", () => {
     const agentId = "acme:ops-agent";
     for (const [i, trigger] of ["daily", "daily", "hourly"].entries()) {
       await db.occurrence.create({
-        data: { id: `o${i}`, triggerId: `${agentId}:${trigger}`, agentId, dueAt: new Date(), state: "HELD" },
+        data: {
+          id: `o${i}`,
+          triggerId: `${agentId}:${trigger}`,
+          tenantId: "acme",
+          agentId,
+          dueAt: new Date(),
+          state: "HELD",
+        },
       });
     }
     await db.inboxEvent.create({
-      data: { agentId, eventId: "e1", fingerprint: "f", type: "t", payload: "{}", state: "HELD" },
+      data: { tenantId: "acme", agentId, eventId: "e1", fingerprint: "f", type: "t", payload: "{}", state: "HELD" },
     });
     await db.outboxItem.create({
       data: { id: "x1", kind: "action", tenantId: "acme", agentId, destination: "d", payload: "{}" },

@@ -8,10 +8,9 @@ import {
   releaseCardClaim,
   type StoredCard,
 } from "../../store/chat-cards";
-import { findAgentById } from "../../store/chat-directory";
 import { findDeciding } from "../../store/decisions";
 import type { KnownAgent } from "../../store/directory";
-import { userName } from "../../store/directory";
+import { findAgentById, userName } from "../../store/directory";
 import { findPacketVersion, findRun, listWaitingDeadlines, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { type ApprovalTokens, approvalCard, cardOutcome, outcomeFooter } from "./approval-card";

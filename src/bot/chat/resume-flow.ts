@@ -1,6 +1,6 @@
 import { createChatButtons, findChatButton, newButtonId } from "../../store/chat";
-import { findAgentById } from "../../store/chat-directory";
-import { type KnownAgent, type KnownUser, userName } from "../../store/directory";
+import { recordRefusal } from "../../store/control";
+import { agentScope, findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
@@ -17,7 +17,17 @@ export async function startResume(
   via: ChatTransport,
 ): Promise<{ card: Card } | { refusal: ChatRefusal }> {
   const preflight = await resumePreflight(ctx, { user, agent });
-  if (preflight.kind !== "ready") return { refusal: { code: preflight.kind, agent: agent.name } };
+  if (preflight.kind !== "ready") {
+    // A person typing /resume is an attempt to resume: a refusal goes to the audit log (an API dry run is not).
+    await recordRefusal(ctx.store.db, agentScope(agent.id), {
+      action: "resume",
+      actorId: user.id,
+      outcome: preflight.kind,
+      reason: "chat /resume",
+      holdLevel: preflight.control.holdLevel,
+    });
+    return { refusal: { code: preflight.kind, agent: agent.name } };
+  }
   const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
   const tokens = { confirm: newButtonId(), cancel: newButtonId() };
   const card = preflightCard(preflight, credentials, tokens);

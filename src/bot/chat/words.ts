@@ -23,11 +23,12 @@ export function pauseText(result: PauseResult, actorName: string): string {
 }
 
 export function heldLines(held: HeldCounts): string[] {
-  const triggers = held.occurrencesByTrigger.reduce((sum, t) => sum + t.count, 0);
-  const perTrigger = held.occurrencesByTrigger.map((t) => `${t.triggerId.split(":").at(-1)} ×${t.count}`);
+  const perTrigger = Object.entries(held.occurrencesByTrigger)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([key, count]) => `${key} ×${count}`);
   return [
-    `Held trigger occurrences: ${triggers}${perTrigger.length ? ` (${perTrigger.join(", ")})` : ""}`,
-    `Held inbound events: ${held.inboxEvents}`,
+    `Held trigger occurrences: ${held.occurrences}${perTrigger.length ? ` (${perTrigger.join(", ")})` : ""}`,
+    `Held inbound events: ${held.inboundEvents}`,
     `Held outbound actions: ${held.outboxActions}`,
     `Items needing review: ${held.needsReview}`,
   ];

@@ -53,8 +53,14 @@ const AgentSchema = z
     /** Where approved actions may go, each with its receiving contract (design.md section 6). */
     destinations: z.record(z.url(), Contract).default({}),
     reviewChannel: ReviewChannelSchema.optional(),
+    /** The named checkpoints a run of this agent moves through, in order. */
+    checkpoints: z
+      .array(Name)
+      .min(1)
+      .refine((list) => new Set(list).size === list.length, "checkpoints must be distinct")
+      .optional(),
   })
-  .catchall(z.unknown()); // later features add per-agent settings (checkpoints, contracts)
+  .catchall(z.unknown()); // later features add per-agent settings
 
 const TenantSchema = z
   .object({

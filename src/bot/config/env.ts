@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseDurationMs } from "../../policy/delivery";
 import { CRASH_POINTS, type CrashPoint } from "../crash-hook";
 
 const EnvSchema = z.object({
@@ -8,12 +9,21 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** BullMQ key prefix; tests give each process its own so they never share queues. */
-  HOLDFAST_QUEUE_PREFIX: z.string().min(1).default("holdfast"),
   /** How long a delivery claim is exclusive before another worker may take the item over. */
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   /** Test-only: kill the process with SIGKILL at this point (see src/bot/crash-hook.ts). */
   HOLDFAST_CRASH_AT: z.enum(CRASH_POINTS as [CrashPoint, ...CrashPoint[]]).optional(),
+  /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
+  HOLDFAST_DRAIN_TIMEOUT: z
+    .string()
+    .default("90s")
+    .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
+    .transform((v) => parseDurationMs(v)!),
+  /** BullMQ key prefix (several deployments, or test processes, may share one Redis). */
+  HOLDFAST_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default("holdfast"),
 });
 
 export type HoldfastEnv = z.infer<typeof EnvSchema>;

@@ -1,9 +1,9 @@
 import type { DecisionAction, DecisionResult, RejectReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
 import { actionKey } from "../../policy/digest";
-import { findAgentById } from "../../store/agents";
 import { commitDecision, findDecisionEvent } from "../../store/decisions";
 import type { KnownUser } from "../../store/directory";
+import { findAgentById } from "../../store/directory";
 import { findRun, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";

@@ -1,9 +1,11 @@
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../policy/drain";
 import type { PauseOutcome } from "../../policy/pause";
 import { decidePause } from "../../policy/pause";
 import { effectiveRole } from "../../policy/roles";
 import { changeControl, readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import { agentScope, standingOf } from "../../store/directory";
+import { settleDrain } from "../../store/drain";
 import type { HandlerContext } from "../context";
 import type { ControlView } from "./control-view";
 import { controlView } from "./control-view";
@@ -22,13 +24,14 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
   const role = effectiveRole(await standingOf(db, command.user, command.agent));
   const scope = agentScope(command.agent.id);
   const outcome = await changeControl(db, scope, (current) => {
+    const now = ctx.now();
     const decision = decidePause(
       current,
       { actorId: command.user.id, role, reason: command.reason, until: command.until },
-      ctx.now(),
+      now,
     );
     return {
-      next: decision.outcome === "kept" ? null : decision.next,
+      next: decision.outcome === "kept" ? null : withDrainDeadline(decision, now, ctx.drainTimeoutMs),
       result: decision.outcome,
       audit: {
         action: "pause",
@@ -39,8 +42,20 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
       },
     };
   });
-  ctx.events.emit("control.changed", scope);
+  // Nothing in flight: the pause completes at once and the answer already reads PAUSED.
+  if (outcome !== "kept") await settleDrain(db, scope, ctx.now());
+  if (outcome !== "kept") ctx.events.emit("control.changed", scope);
   const control = await readControl(db, scope);
   ctx.log.info({ agent: command.agent.id, actor: command.user.id, outcome, holdLevel: control?.holdLevel }, "pause");
   return { kind: outcome, control: await controlView(db, command.agent.name, control!) };
+}
+
+/** A pause that starts a drain carries its deadline in the same write. */
+export function withDrainDeadline(
+  decision: ReturnType<typeof decidePause>,
+  now: Date,
+  drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS,
+): ReturnType<typeof decidePause>["next"] {
+  if (decision.outcome !== "paused") return decision.next;
+  return Object.assign({}, decision.next, { drainDeadline: new Date(now.getTime() + drainTimeoutMs) });
 }

@@ -1,7 +1,6 @@
 import { effectiveRole } from "../../policy/roles";
-import { findAgentById } from "../../store/agents";
 import type { KnownUser } from "../../store/directory";
-import { standingOf } from "../../store/directory";
+import { findAgentById, standingOf } from "../../store/directory";
 import { findOutboxItem } from "../../store/outbox";
 import { type Resolution, reconcileItem } from "../../store/outbox-review";
 import type { HandlerContext } from "../context";

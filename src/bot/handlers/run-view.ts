@@ -30,10 +30,12 @@ export interface RunView {
   version: number;
   digest: string;
   checkpoint: string | null;
+  vars: Record<string, unknown>;
   deadline: string | null;
   reviewers: string[];
   decision?: { eventId: string; action: string; result: string; by: string | null; at: string };
   delivery?: DeliveryView;
+  updatedAt: string;
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -71,6 +73,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
     version: run.version,
     digest: run.digest,
     checkpoint: run.checkpoint,
+    vars: run.vars,
     deadline: iso(run.deadline),
     reviewers,
     ...(deciding
@@ -85,5 +88,6 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
         }
       : {}),
     ...(delivery ? { delivery: deliveryView(delivery) } : {}),
+    updatedAt: run.updatedAt.toISOString(),
   };
 }

@@ -50,13 +50,21 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
     const user = await authenticateUser(db, request);
     const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
     if (parseBody(AgentResumeBody, request.body).dryRun) {
-      // The preflight: what a resume would release, with the same permission check, and no change.
+      // The preflight: what a resume would release and whether this caller may do it. Changes nothing.
       const preflight = await resumePreflight(ctx, { user, agent });
-      if (preflight.kind !== "ready") throw new ApiError(preflight.kind, refusalMessage(preflight.kind));
-      return { ...preflight.control, dryRun: true, held: preflight.held, resumer: preflight.resumer };
+      const { kind, control, resumer, tenantPaused } = preflight;
+      return {
+        dryRun: true,
+        allowed: kind === "ready",
+        ...(kind === "ready" ? {} : { refusal: kind }),
+        requestedBy: { user: resumer.name, role: resumer.role },
+        control,
+        tenantPaused,
+        ...(kind === "ready" ? { held: preflight.held } : {}),
+      };
     }
     const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
-    if (result.kind === "resumed") return result.control;
+    if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
     throw new ApiError(result.kind, refusalMessage(result.kind));
   });
 

@@ -2,8 +2,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { HandlerContext } from "../context";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
+import { registerEventRoutes } from "./event-routes";
 import { registerOutboxRoutes } from "./outbox-routes";
 import { registerRunRoutes } from "./run-routes";
+import { registerTriggerRoutes } from "./trigger-routes";
 
 export interface HealthReport {
   ok: boolean;
@@ -39,6 +41,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerControlRoutes(app, options.ctx);
   registerRunRoutes(app, options.ctx);
   registerOutboxRoutes(app, options.ctx);
+  registerTriggerRoutes(app, options.ctx);
+  registerEventRoutes(app, options.ctx);
   return app;
 }
 

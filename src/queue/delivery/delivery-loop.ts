@@ -1,13 +1,16 @@
 import type { Logger } from "pino";
-import type { RetryPolicy } from "../../policy/delivery";
+import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
 import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
+import { gateVerdict } from "../../policy/gate";
 import type { Store } from "../../store/client";
-import { checkGate } from "../../store/gate";
-import type { Claim } from "../../store/outbox";
+import { readControlScopes } from "../../store/control-scopes";
+import { agentScope, tenantScope } from "../../store/directory";
+import type { Claim, OutboxItem } from "../../store/outbox";
 import {
   claimDueItems,
   markAcknowledged,
-  markDispatched,
+  markAcknowledgedMany,
+  markDispatchedMany,
   markObserved,
   markRetry,
   markSettled,
@@ -29,6 +32,8 @@ export interface DeliveryLoopOptions {
   leaseMs?: number;
   retry?: RetryPolicy;
   random?: () => number;
+  /** After each round, with the items it worked on (their new state is in the database). */
+  afterRound?: (items: OutboxItem[]) => Promise<void> | void;
   /** Test-only crash points (see src/bot/crash-hook.ts); a no-op unless HOLDFAST_CRASH_AT is set. */
   crash?: (point: DeliveryCrashPoint) => void;
 }
@@ -62,22 +67,13 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let stopped = false;
   let wake: (() => void) | null = null;
 
-  async function deliver(claim: Claim, gateHeld: (item: Claim["item"]) => Promise<boolean>): Promise<void> {
-    const { item } = claim;
-    if (await gateHeld(item)) return releaseLease(db, claim);
-    if (item.state === "DISPATCHED" && item.firstDispatchedAt) {
-      const proceed = await resolveUncertain(claim, item.firstDispatchedAt);
-      if (!proceed) return;
-    }
-    if (!(await markDispatched(db, claim, now()))) return; // the lease was lost to another worker
-    crash("after-dispatch-mark");
-    const outcome = await transport.send(item, claim.attemptId);
-    const attempts = item.attempts + 1;
-    const at = now();
+  /** Records one attempt's outcome: acknowledgements are batched by the caller, the rest settle here. */
+  async function settle(claim: Claim, outcome: AttemptOutcome, at: Date): Promise<void> {
+    const attempts = claim.item.attempts + 1;
     switch (outcome.kind) {
       case "acknowledged":
-        crash("before-acknowledge");
-        if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`)) await observe(item);
+        if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`))
+          await observe(claim.item);
         return;
       case "rejected":
         await markSettled(db, claim, "FAILED", `HTTP ${outcome.status} at ${at.toISOString()}: rejected`);
@@ -98,6 +94,59 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     }
   }
 
+  /**
+   * Sends one wave (at most one item per lane): DISPATCHED is persisted for the whole wave before any
+   * network call, the sends run concurrently, and the acknowledgements are written in one statement.
+   */
+  async function sendWave(wave: Claim[]): Promise<void> {
+    const sendable = await markDispatchedMany(db, wave, now());
+    if (sendable.length) crash("after-dispatch-mark");
+    const results = await Promise.all(
+      sendable.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
+    );
+    const at = now();
+    const acked = results.filter((r) => r.outcome.kind === "acknowledged" && r.outcome.status === 200);
+    if (acked.length) crash("before-acknowledge");
+    await markAcknowledgedMany(
+      db,
+      acked.map((r) => r.claim),
+      `HTTP 200 at ${at.toISOString()}`,
+    );
+    for (const { claim } of acked) await observe(claim.item);
+    for (const { claim, outcome } of results) {
+      if (acked.some((r) => r.claim === claim)) continue;
+      await settle(claim, outcome, at).catch((error: Error) =>
+        log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
+      );
+    }
+  }
+
+  /** The gate for a batch, read once per round (fail closed: a failed read holds everything). */
+  async function openClaims(claims: Claim[]): Promise<Claim[]> {
+    let controls: Awaited<ReturnType<typeof readControlScopes>>;
+    try {
+      controls = await readControlScopes(
+        db,
+        claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]),
+      );
+    } catch {
+      controls = new Map();
+    }
+    const open: Claim[] = [];
+    for (const claim of claims) {
+      const { agentId, tenantId } = claim.item;
+      if (gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId))).held) {
+        await releaseLease(db, claim);
+        continue;
+      }
+      if (claim.item.state === "DISPATCHED" && claim.item.firstDispatchedAt) {
+        if (!(await resolveUncertain(claim, claim.item.firstDispatchedAt))) continue;
+      }
+      open.push(claim);
+    }
+    return open;
+  }
+
   /** An earlier attempt never acknowledged. Returns true when sending again with the same key is safe. */
   async function resolveUncertain(claim: Claim, firstDispatchedAt: Date): Promise<boolean> {
     const contract = parseContract(claim.item.contract) ?? { kind: "none" as const };
@@ -108,8 +157,9 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       const answer = await transport.lookup(contract.lookupUrl, claim.item.id);
       if (answer === "absent") return true;
       if (answer === "present") {
-        if (await markAcknowledged(db, claim, `found by lookup after ${previous}`))
+        if (await markAcknowledged(db, claim, `found by lookup after ${previous}`)) {
           await markObserved(db, claim.item.id, now());
+        }
         return false;
       }
     }
@@ -126,7 +176,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
    * ACKNOWLEDGED means the destination answered 2xx. OBSERVED means the effect was seen to exist: asked of
    * the destination's status lookup when its contract names one. Without a lookup, ACKNOWLEDGED is final.
    */
-  async function observe(item: Claim["item"]): Promise<void> {
+  async function observe(item: OutboxItem): Promise<void> {
     const lookupUrl = parseContract(item.contract)?.lookupUrl;
     if (!lookupUrl) return;
     if ((await transport.lookup(lookupUrl, item.id)) === "present") await markObserved(db, item.id, now());
@@ -147,23 +197,23 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
       return 0;
     }
-    // The gate is read once per agent per round, after the claim and before any dispatch of that round.
-    const verdicts = new Map<string, Promise<boolean>>();
-    const gateHeld = (item: Claim["item"]) => {
-      let verdict = verdicts.get(item.agentId);
-      if (!verdict) {
-        verdict = checkGate(db, item.agentId, item.tenantId).then((v) => v.held);
-        verdicts.set(item.agentId, verdict);
-      }
-      return verdict;
-    };
-    await Promise.all(
-      claims.map((claim) =>
-        deliver(claim, gateHeld).catch((error: Error) =>
-          log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
-        ),
-      ),
-    );
+    // Items of one agent to one destination go one after another, in claim order (due order for a
+    // release): wave k holds the k-th item of every lane. Different lanes go out concurrently.
+    const lanes = new Map<string, Claim[]>();
+    for (const claim of await openClaims(claims)) {
+      const lane = `${claim.item.agentId}|${claim.item.destination}`;
+      lanes.set(lane, [...(lanes.get(lane) ?? []), claim]);
+    }
+    const depth = Math.max(0, ...[...lanes.values()].map((l) => l.length));
+    for (let k = 0; k < depth; k++) {
+      const wave = [...lanes.values()].flatMap((lane) => (lane[k] ? [lane[k]!] : []));
+      await sendWave(wave).catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
+    }
+    if (claims.length && options.afterRound) {
+      await Promise.resolve(options.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
+        log.warn({ err: error.message }, "after-round step failed"),
+      );
+    }
     return claims.length;
   }
 

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Occurrence_tenantId_state_idx" ON "Occurrence"("tenantId", "state");

@@ -1,0 +1,44 @@
+import { fingerprint } from "../../policy/fingerprint";
+import type { KnownAgent } from "../../store/directory";
+import { checkGate } from "../../store/gate";
+import { type ReceiveResult, receiveEvent } from "../../store/inbox";
+import type { StateDelta } from "../../store/runs-checkpoint";
+import type { HandlerContext } from "../context";
+
+export interface EventInput {
+  eventId: string;
+  type: string;
+  payload: unknown;
+  stateDelta?: StateDelta;
+}
+
+/** The checkpoint sequence declared for the agent in the directory (`checkpoints: [...]`). */
+export const checkpointsOf = (agent: KnownAgent): string[] =>
+  Array.isArray(agent.settings.checkpoints) ? (agent.settings.checkpoints as string[]) : [];
+
+/**
+ * Stores an awaited event (design.md section 4). Held while the agent or its tenant is paused; otherwise it
+ * joins the agent's ordered event queue at once. The fingerprint covers everything the sender sent, so the
+ * same id with any changed field is a conflict.
+ */
+export async function acceptEvent(ctx: HandlerContext, agent: KnownAgent, input: EventInput): Promise<ReceiveResult> {
+  const { db } = ctx.store;
+  const held = (await checkGate(db, agent.id, agent.tenantId)).held;
+  const result = await receiveEvent(db, {
+    agent,
+    checkpoints: checkpointsOf(agent),
+    eventId: input.eventId,
+    type: input.type,
+    payload: input.payload,
+    stateDelta: input.stateDelta,
+    fingerprint: fingerprint({
+      type: input.type,
+      payload: input.payload ?? null,
+      stateDelta: input.stateDelta ?? null,
+    }),
+    held,
+    now: ctx.now(),
+  });
+  if (result.kind === "accepted" && !held) ctx.events.emit("inbox.received", agent.id);
+  return result;
+}

@@ -1,0 +1,57 @@
+import { nextDueAfter } from "../../policy/schedule";
+import type { KnownAgent } from "../../store/directory";
+import type { StoredTrigger, TriggerSpec } from "../../store/triggers";
+import { cadenceOf, deleteTrigger, listTriggers, triggerId, upsertTrigger } from "../../store/triggers";
+import type { HandlerContext } from "../context";
+
+export type TriggerInput = Omit<TriggerSpec, "tenantId" | "agentId">;
+
+/** The trigger as the API shows it. */
+export interface TriggerView {
+  key: string;
+  every: number | null;
+  cron: string | null;
+  tz: string | null;
+  payload: unknown;
+  destination: string;
+  misfire: string;
+  contract: string;
+  lastDueAt: string | null;
+  nextDueAt: string;
+}
+
+export function triggerView(t: StoredTrigger, now: Date): TriggerView {
+  return {
+    key: t.key,
+    every: t.everyMs,
+    cron: t.cron,
+    tz: t.tz,
+    payload: t.payload,
+    destination: t.destination,
+    misfire: t.misfire,
+    contract: t.contract,
+    lastDueAt: t.lastDueAt?.toISOString() ?? null,
+    nextDueAt: nextDueAfter(cadenceOf(t), now).toISOString(),
+  };
+}
+
+export async function registerTrigger(ctx: HandlerContext, agent: KnownAgent, input: TriggerInput) {
+  const stored = await upsertTrigger(
+    ctx.store.db,
+    { ...input, tenantId: agent.tenantId, agentId: agent.id },
+    ctx.now(),
+  );
+  ctx.events.emit("trigger.changed", stored.id);
+  return triggerView(stored, ctx.now());
+}
+
+export async function triggersOf(ctx: HandlerContext, agent: KnownAgent) {
+  return (await listTriggers(ctx.store.db, agent.id)).map((t) => triggerView(t, ctx.now()));
+}
+
+export async function removeTrigger(ctx: HandlerContext, agent: KnownAgent, key: string): Promise<boolean> {
+  const id = triggerId(agent.id, key);
+  const removed = await deleteTrigger(ctx.store.db, id);
+  if (removed) ctx.events.emit("trigger.changed", id);
+  return removed;
+}

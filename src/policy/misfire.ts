@@ -1,0 +1,75 @@
+/** What happens to occurrences that were held (paused) or missed (nothing ran) when they are released. */
+export type MisfirePolicy = "coalesce" | "all" | "skip";
+export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ["coalesce", "all", "skip"];
+
+export interface HeldOccurrence {
+  id: string;
+  dueAt: Date;
+}
+
+/** One delivery to plan, and the occurrences it carries. */
+export interface ReleasedDelivery {
+  key: string;
+  occurrenceIds: string[];
+  payload: Record<string, unknown>;
+}
+
+export interface MisfirePlan {
+  deliveries: ReleasedDelivery[];
+  skipped: string[];
+}
+
+export interface ReleaseContext {
+  agent: string;
+  trigger: string;
+  releaseId: string;
+  payload: unknown;
+  /** The hold window: from the pause (or the last recorded occurrence) to the release. */
+  heldSince: Date | null;
+  releasedAt: Date;
+}
+
+/**
+ * Applies a trigger's misfire policy to its held occurrences (design.md section 4):
+ * coalesce: one delivery keyed `<agent>:<key>:release:<releaseId>` carrying the count and the due times;
+ * all: one delivery per occurrence, in due order, each keyed by its own occurrence key;
+ * skip: nothing is delivered, every occurrence is recorded as skipped.
+ */
+export function planMisfire(policy: MisfirePolicy, held: HeldOccurrence[], context: ReleaseContext): MisfirePlan {
+  const ordered = [...held].sort((a, b) => a.dueAt.getTime() - b.dueAt.getTime());
+  if (ordered.length === 0) return { deliveries: [], skipped: [] };
+  if (policy === "skip") return { deliveries: [], skipped: ordered.map((o) => o.id) };
+  const base = { agent: context.agent, trigger: context.trigger, payload: context.payload };
+  if (policy === "all") {
+    return {
+      deliveries: ordered.map((o) => ({
+        key: o.id,
+        occurrenceIds: [o.id],
+        payload: { ...base, dueAt: o.dueAt.toISOString(), released: true },
+      })),
+      skipped: [],
+    };
+  }
+  return {
+    deliveries: [
+      {
+        key: `${context.agent}:${context.trigger}:release:${context.releaseId}`,
+        occurrenceIds: ordered.map((o) => o.id),
+        payload: {
+          ...base,
+          missed: ordered.length,
+          dueTimes: ordered.map((o) => o.dueAt.toISOString()),
+          holdWindow: {
+            from: (context.heldSince ?? ordered[0]!.dueAt).toISOString(),
+            to: context.releasedAt.toISOString(),
+          },
+        },
+      },
+    ],
+    skipped: [],
+  };
+}
+
+/** An occurrence's stable key, also its Idempotency-Key when delivered on its own. */
+export const occurrenceKey = (agentId: string, triggerKey: string, dueAt: Date): string =>
+  `${agentId}:${triggerKey}:${dueAt.toISOString()}`;

@@ -1,0 +1,88 @@
+import { CronExpressionParser } from "cron-parser";
+import { parseDurationMs } from "./delivery";
+
+/** A trigger's cadence: a fixed interval aligned to the epoch (as BullMQ aligns `every`), or a cron pattern. */
+export type Cadence = { kind: "every"; everyMs: number } | { kind: "cron"; pattern: string; tz?: string };
+
+export const MIN_EVERY_MS = 50;
+
+/** "15m", "90s" or a number of ms; null when it is not a duration or is too short to be sensible. */
+export function parseEvery(value: string | number): number | null {
+  const ms = typeof value === "number" ? value : parseDurationMs(value);
+  return ms !== null && Number.isInteger(ms) && ms >= MIN_EVERY_MS ? ms : null;
+}
+
+export function isValidCron(pattern: string, tz?: string): boolean {
+  try {
+    CronExpressionParser.parse(pattern, { tz, currentDate: new Date(0) }).next();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The due times in (after, upTo], oldest first, at most `limit` (the newest are kept, so a year of downtime
+ * cannot flood the database). The schedule alone decides them, so a tick, a duplicated job and a
+ * recomputation after downtime all name the same occurrences.
+ */
+export function dueTimesBetween(cadence: Cadence, after: Date, upTo: Date, limit = 10_000): Date[] {
+  const out: Date[] = [];
+  if (upTo.getTime() <= after.getTime()) return out;
+  if (cadence.kind === "every") {
+    const step = cadence.everyMs;
+    const last = Math.floor(upTo.getTime() / step) * step;
+    const first = Math.max(Math.floor(after.getTime() / step) * step + step, last - (limit - 1) * step);
+    for (let t = first; t <= last; t += step) out.push(new Date(t));
+    return out;
+  }
+  const expression = CronExpressionParser.parse(cadence.pattern, { tz: cadence.tz, currentDate: after });
+  for (;;) {
+    const next = expression.next().toDate();
+    if (next.getTime() > upTo.getTime()) break;
+    out.push(next);
+    if (out.length > limit) out.shift();
+  }
+  return out;
+}
+
+/**
+ * The slot a scheduler tick stands for. BullMQ's `every` slots are offset from the epoch by the time of
+ * registration; the occurrence key uses the nearest epoch-aligned slot, so a tick and a recomputation
+ * after downtime name the same occurrence. Cron slots are whole seconds.
+ */
+export function slotFor(cadence: Cadence, millis: number): Date {
+  if (cadence.kind === "cron") return new Date(Math.floor(millis / 1000) * 1000);
+  return new Date(Math.round(millis / cadence.everyMs) * cadence.everyMs);
+}
+
+/** Slots a late tick may fill as ordinary ticks; a longer gap is an outage and follows the misfire policy. */
+export const JITTER_SLOTS = 2;
+
+/**
+ * Splits the due times of one tick: BullMQ re-bases a late scheduler on "now", which can step over a slot,
+ * so slots since the last recorded one are filled in as ordinary ticks; a longer gap is missed time.
+ */
+export function tickDueTimes(
+  cadence: Cadence,
+  lastDueAt: Date | null,
+  slot: Date,
+): { current: Date[]; missed: Date[] } {
+  const gap = lastDueAt ? dueTimesBetween(cadence, lastDueAt, new Date(slot.getTime() - 1)) : [];
+  return gap.length <= JITTER_SLOTS ? { current: [...gap, slot], missed: [] } : { current: [slot], missed: gap };
+}
+
+/** The first due time after `now` (what the API shows as a trigger's next run). */
+export function nextDueAfter(cadence: Cadence, now: Date): Date {
+  if (cadence.kind === "every") return new Date((Math.floor(now.getTime() / cadence.everyMs) + 1) * cadence.everyMs);
+  return CronExpressionParser.parse(cadence.pattern, { tz: cadence.tz, currentDate: now }).next().toDate();
+}

@@ -1,0 +1,177 @@
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Store } from "../../store/client";
+import { drainingScopes, settleDrain } from "../../store/drain";
+import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
+import { findTrigger } from "../../store/triggers";
+import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
+import { scheduledMillis } from "./job-ids";
+import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
+import { runRelease } from "./run-release";
+import { type ControlJobs, controlJobs, scheduleTrigger, unscheduleTrigger } from "./schedules";
+import { createTickBatcher } from "./tick-batcher";
+
+export interface HeldRuntimeOptions {
+  store: Store;
+  log: Logger;
+  now: () => Date;
+  redisUrl: string;
+  /** BullMQ key prefix; tests give each file its own so parallel files never share queues. */
+  prefix?: string;
+  /** The trusted scheduler's resume of a pause's `until` (the bot's resume handlers). */
+  autoResume(scope: string, until: Date): Promise<void>;
+  delivery?: Partial<DeliveryLoopOptions>;
+  /** How often the database is re-read for drains, event queues, orphaned holds and a lost Redis. Default 1 s. */
+  reconcileMs?: number;
+  /** Test-only: "release-batch" stops the process (by hanging, to be SIGKILLed) after a release batch. */
+  crashAt?: string;
+  triggerConcurrency?: number;
+}
+
+export interface HeldRuntime {
+  delivery: DeliveryLoop;
+  jobs: ControlJobs;
+  triggerChanged(triggerId: string): Promise<void>;
+  releaseOpened(releaseId: string): Promise<void>;
+  controlChanged(scope: string): Promise<void>;
+  eventReceived(agentId: string): Promise<void>;
+  /** Re-derives every schedule, delayed job and hold from the database (idempotent). */
+  rebuild(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/** Wires BullMQ (timing only), the delivery loop and the database into the held-work machinery. */
+export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<HeldRuntime> {
+  const { store, log, now } = options;
+  const db = store.db;
+  const connection = { url: options.redisUrl };
+  const prefix = options.prefix ?? "holdfast";
+  const triggers = new Queue("triggers", { connection, prefix });
+  const control = new Queue("control", { connection, prefix });
+  const jobs = controlJobs(control, now);
+  const sentinel = `${prefix}:epoch`;
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
+  redis.on("error", () => {}); // reconnects on its own; the reconcile tick reports what matters
+  const deps = { store, log, now };
+
+  const delivery = createDeliveryLoop({
+    store,
+    log,
+    now,
+    ...options.delivery,
+    afterRound: async (items) => {
+      for (const agentId of new Set(items.filter((i) => i.kind === "event").map((i) => i.agentId))) {
+        if (await pumpEvents(db, agentId, now())) delivery.nudge();
+      }
+      await settleAllDrains();
+    },
+  });
+
+  async function settleAllDrains(): Promise<void> {
+    for (const { scope } of await drainingScopes(db)) await settleDrain(db, scope, now());
+  }
+
+  const ticks = createTickBatcher(store, now);
+  const triggerWorker = new Worker(
+    "triggers",
+    async (job) => {
+      const millis = typeof job.data.dueAt === "number" ? job.data.dueAt : scheduledMillis(job);
+      const result = await ticks.add({ triggerId: job.data.triggerId as string, millis });
+      if (result.planned) delivery.nudge();
+      for (const releaseId of result.releaseIds) await jobs.release(releaseId);
+    },
+    { connection, prefix, concurrency: options.triggerConcurrency ?? 100 },
+  );
+
+  const afterBatch = async (releaseId: string) => {
+    if (options.crashAt !== "release-batch") return;
+    // Freeze outbound work (sends under way finish) so the kill lands between batches, then hang until
+    // the test SIGKILLs the process.
+    await delivery.stop();
+    log.warn({ crashPoint: "release-batch", releaseId }, "test crash point reached");
+    await new Promise(() => {});
+  };
+  const controlWorker = new Worker(
+    "control",
+    async (job) => {
+      if (job.name === "release") {
+        await runRelease({ ...deps, planned: () => delivery.nudge(), afterBatch }, job.data.releaseId as string);
+      } else if (job.name === "drain") {
+        await settleDrain(db, job.data.scope as string, now());
+      } else if (job.name === "auto-resume") {
+        await options.autoResume(job.data.scope as string, new Date(job.data.until as string));
+      }
+    },
+    { connection, prefix, concurrency: 4 },
+  );
+  for (const worker of [triggerWorker, controlWorker]) {
+    worker.on("failed", (job, error) => log.warn({ job: job?.name, err: error.message }, "job failed"));
+    worker.on("error", (error) => log.warn({ err: error.message }, "worker error"));
+  }
+
+  let rebuilding: Promise<Record<string, number>> | null = null;
+  const rebuild = () => {
+    rebuilding ??= rebuildFromDatabase({ ...deps, triggers, jobs })
+      .then(async (summary) => {
+        await redis.set(sentinel, now().toISOString());
+        return summary;
+      })
+      .finally(() => {
+        rebuilding = null;
+      });
+    return rebuilding;
+  };
+
+  /** Redis is only timing: when its data is gone (the sentinel with it), everything is rebuilt. */
+  async function reconcile(): Promise<void> {
+    if (!(await redis.exists(sentinel))) {
+      log.warn("redis lost its data: rebuilding schedules and jobs from the database");
+      await rebuild();
+    }
+    await settleAllDrains();
+    for (const agentId of await agentsWithEventWork(db)) if (await pumpEvents(db, agentId, now())) delivery.nudge();
+    await recoverOrphanedHolds({ store, now, jobs });
+  }
+
+  await rebuild();
+  delivery.start();
+  let reconciling = false;
+  const timer = setInterval(() => {
+    if (reconciling) return;
+    reconciling = true;
+    reconcile()
+      .catch((error: Error) => log.warn({ err: error.message }, "reconcile failed"))
+      .finally(() => {
+        reconciling = false;
+      });
+  }, options.reconcileMs ?? 1000);
+
+  return {
+    delivery,
+    jobs,
+    rebuild,
+    async triggerChanged(triggerId) {
+      const trigger = await findTrigger(db, triggerId);
+      if (trigger) await scheduleTrigger(triggers, trigger);
+      else await unscheduleTrigger(triggers, triggerId);
+    },
+    releaseOpened: (releaseId) => jobs.release(releaseId),
+    async controlChanged(scope) {
+      const row = await db.control.findUnique({ where: { scope } });
+      if (row?.state === "DRAINING") await jobs.drain(scope, row.drainDeadline);
+      if (row && row.state !== "RUNNING" && row.until) await jobs.autoResume(scope, row.until);
+      delivery.nudge();
+    },
+    async eventReceived(agentId) {
+      if (await pumpEvents(db, agentId, now())) delivery.nudge();
+    },
+    async stop() {
+      clearInterval(timer);
+      await delivery.stop();
+      await Promise.all([triggerWorker.close(), controlWorker.close()]);
+      await Promise.all([triggers.close(), control.close()]);
+      redis.disconnect();
+    },
+  };
+}

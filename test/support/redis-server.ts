@@ -1,0 +1,43 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { Redis } from "ioredis";
+import { freePort } from "./bot-process";
+
+export interface PrivateRedis {
+  url: string;
+  flushAll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A redis-server of the test's own, so a FLUSHALL cannot disturb the other test files on the shared one. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  let client: Redis;
+  for (let i = 0; ; i++) {
+    client = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      break;
+    } catch (error) {
+      client.disconnect();
+      if (i > 50) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    flushAll: async () => {
+      await client.flushall();
+    },
+    async stop() {
+      client.disconnect();
+      child.kill("SIGKILL");
+    },
+  };
+}
