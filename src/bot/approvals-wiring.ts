@@ -5,7 +5,7 @@ import { expireRun } from "./handlers/expire-run";
 
 /**
  * Keeps one expiry job per waiting run: scheduled whenever a run changes, and rebuilt from the database at
- * start (Redis may have lost everything). Returns the cleanup.
+ * start and whenever Redis is found emptied. Returns the cleanup.
  */
 export async function startApprovalScheduling(
   ctx: HandlerContext,
@@ -30,12 +30,21 @@ export async function startApprovalScheduling(
     void scheduleRun(runId).catch((error: Error) =>
       ctx.log.warn({ run: runId, err: error.message }, "could not schedule expiry; it is rebuilt at next start"),
     );
+  const scheduleAllWaiting = async () => {
+    for (const { id, deadline } of await listWaitingDeadlines(ctx.store.db)) {
+      await scheduler.schedule(id, deadline, ctx.now());
+    }
+  };
+  const onRedisRebuilt = () =>
+    void scheduleAllWaiting().catch((error: Error) =>
+      ctx.log.warn({ err: error.message }, "could not rebuild expiry jobs; they are rebuilt at next start"),
+    );
   ctx.events.on("run.changed", onChanged);
-  for (const { id, deadline } of await listWaitingDeadlines(ctx.store.db)) {
-    await scheduler.schedule(id, deadline, ctx.now());
-  }
+  ctx.events.on("redis.rebuilt", onRedisRebuilt);
+  await scheduleAllWaiting();
   return async () => {
     ctx.events.off("run.changed", onChanged);
+    ctx.events.off("redis.rebuilt", onRedisRebuilt);
     await scheduler.close();
   };
 }

@@ -10,6 +10,8 @@ export interface HoldfastEventMap {
   "run.changed": [runId: string];
   /** New outbox items were committed; the delivery loop should look now. */
   "outbox.planned": [];
+  /** Redis was found emptied; the held-work jobs are rebuilt, and every other scheduler rebuilds its own. */
+  "redis.rebuilt": [];
   /** An agent's or tenant's control record changed (pause, resume, drain). */
   "control.changed": [scope: string];
   /** A release record was committed (a resume, or recovery of missed occurrences): start its job. */

@@ -19,6 +19,9 @@ export async function startHeld(ctx: HandlerContext, options: HeldWiringOptions)
     log: ctx.log,
     now: ctx.now,
     autoResume: (scope, until) => autoResume(ctx, scope, until),
+    onRedisRebuilt: async () => {
+      ctx.events.emit("redis.rebuilt");
+    },
   });
   const quietly = (what: string) => (error: Error) =>
     ctx.log.warn({ err: error.message, what }, "held wiring step failed");

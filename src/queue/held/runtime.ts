@@ -27,6 +27,8 @@ export interface HeldRuntimeOptions {
   /** Test-only: "release-batch" stops the process (by hanging, to be SIGKILLed) after a release batch. */
   crashAt?: string;
   triggerConcurrency?: number;
+  /** After Redis was found emptied and the held-work jobs were rebuilt: other schedulers rebuild theirs. */
+  onRedisRebuilt?: () => Promise<void>;
 }
 
 export interface HeldRuntime {
@@ -128,6 +130,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     if (!(await redis.exists(sentinel))) {
       log.warn("redis lost its data: rebuilding schedules and jobs from the database");
       await rebuild();
+      await options.onRedisRebuilt?.();
     }
     await settleAllDrains();
     for (const agentId of await agentsWithEventWork(db)) if (await pumpEvents(db, agentId, now())) delivery.nudge();
