@@ -187,8 +187,9 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await new Promise((r) => setTimeout(r, 500)); // let any duplicate arrive before counting
 
     const expected = [...bKeys, ...cKeys];
-    const lost = expected.filter((k) => !receiver.applied.has(k)).length;
-    const duplicates = [...receiver.applied.values()].filter((n) => n > 1).length;
+    const applied = await receiver.applied();
+    const lost = expected.filter((k) => !applied.has(k)).length;
+    const duplicates = [...applied.values()].filter((n) => n > 1).length;
     await ticks.obliterate({ force: true });
     await ticks.close();
     await runtime.stop();

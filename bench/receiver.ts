@@ -1,39 +1,73 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { Worker } from "node:worker_threads";
 
 /** A local destination that counts applied effects per Idempotency-Key. */
 export interface CountingReceiver {
   url: string;
-  applied: Map<string, number>;
+  /** Resolves once every key was applied at least once, or the time is up. */
   waitFor(keys: string[], timeoutMs: number): Promise<void>;
+  /** How many times each key was applied (a snapshot). */
+  applied(): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
-export async function startCountingReceiver(): Promise<CountingReceiver> {
-  const applied = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const key = String(req.headers["idempotency-key"] ?? "");
-      applied.set(key, (applied.get(key) ?? 0) + 1);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+/**
+ * The receiver runs on a thread of its own, as a real destination runs on another machine: its HTTP work
+ * then does not share the bot's event loop, and the figure measures the bot, not the receiver.
+ */
+const RECEIVER = `
+const http = require("node:http");
+const { parentPort } = require("node:worker_threads");
+const applied = new Map();
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    const key = String(req.headers["idempotency-key"] ?? "");
+    applied.set(key, (applied.get(key) ?? 0) + 1);
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
+parentPort.on("message", (message) => {
+  if (message === "snapshot") parentPort.postMessage({ applied: [...applied] });
+  if (message === "close") { server.closeAllConnections(); server.close(() => parentPort.postMessage({ closed: true })); }
+});
+`;
+
+export async function startCountingReceiver(): Promise<CountingReceiver> {
+  const worker = new Worker(RECEIVER, { eval: true });
+  const next = <T>(pick: (message: Record<string, unknown>) => T | undefined) =>
+    new Promise<T>((resolve) => {
+      const onMessage = (message: Record<string, unknown>) => {
+        const value = pick(message);
+        if (value === undefined) return;
+        worker.off("message", onMessage);
+        resolve(value);
+      };
+      worker.on("message", onMessage);
+    });
+  const port = await next((m) => m.port as number | undefined);
+  const applied = async () => {
+    const snapshot = next((m) => m.applied as Array<[string, number]> | undefined);
+    worker.postMessage("snapshot");
+    return new Map(await snapshot);
+  };
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     applied,
     async waitFor(keys, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (keys.some((k) => !applied.has(k))) {
-        if (Date.now() > deadline) return;
-        await new Promise((r) => setTimeout(r, 20));
+      for (;;) {
+        const seen = await applied();
+        if (keys.every((k) => seen.has(k)) || Date.now() > deadline) return;
+        await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
+    async close() {
+      const closed = next((m) => m.closed as boolean | undefined);
+      worker.postMessage("close");
+      await closed;
+      await worker.terminate();
     },
   };
 }
