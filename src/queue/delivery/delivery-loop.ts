@@ -26,7 +26,11 @@ export interface DeliveryLoopOptions {
   transport?: DeliveryTransport;
   /** Idle wait between polls when nothing was due. Default 200 ms; `nudge()` wakes it early. */
   pollMs?: number;
-  /** Items claimed and sent concurrently per round. Default 50. */
+  /**
+   * Items claimed per round. Default 200: a release claims many items of one agent in due order, and those
+   * go one after another, so a bigger round holds more agents (lanes) per wave (bench/held.ts: the release
+   * rate rose from about 1,340 to 1,990 deliveries/s going from 50 to 200).
+   */
   batchSize?: number;
   /** How long a claim is exclusive; a worker that dies leaves the item claimable after this. Default 30 s. */
   leaseMs?: number;
@@ -188,7 +192,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       const paused = await pausedScopes(db);
       claims = await claimDueItems(store, {
         now: now(),
-        limit: options.batchSize ?? 50,
+        limit: options.batchSize ?? 200,
         leaseMs,
         excludeAgents: paused.agents,
         excludeTenants: paused.tenants,
