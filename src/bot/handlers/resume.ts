@@ -1,13 +1,12 @@
 import type { ResumeActor, ResumeRefusal } from "../../policy/resume";
-import { decideResume } from "../../policy/resume";
 import { effectiveRole } from "../../policy/roles";
-import { changeControl, readControl } from "../../store/control";
+import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import { agentScope, standingOf } from "../../store/directory";
-import { openRelease } from "../../store/releases";
 import type { HandlerContext } from "../context";
 import type { ControlView } from "./control-view";
 import { controlView } from "./control-view";
+import { resumeAsRelease } from "./resume-release";
 
 /** A person resuming, or the trusted scheduler acting on a pause's `until`. */
 export type Resumer = { kind: "user"; user: KnownUser } | { kind: "scheduler" };
@@ -28,36 +27,13 @@ export async function resumeAgent(ctx: HandlerContext, command: ResumeCommand): 
       : { kind: "user", actorId: resumer.user.id, role: effectiveRole(await standingOf(db, resumer.user, agent)) };
   const actorId = resumer.kind === "user" ? resumer.user.id : null;
   const scope = agentScope(agent.id);
-  let releaseId: string | undefined;
-  const outcome = await changeControl(
-    db,
+  const { outcome, releaseId } = await resumeAsRelease(ctx, {
     scope,
-    (current) => {
-      releaseId = undefined; // a retried transaction starts over
-      const decision = decideResume(current, actor);
-      return {
-        next: decision.outcome === "resumed" ? decision.next : null,
-        result: decision.outcome,
-        audit: { action: "resume", actorId, outcome: decision.outcome, holdLevel: current.holdLevel },
-      };
-    },
-    undefined,
-    // Resume is a release, not a flip: the release record commits with the control row (design.md 10).
-    async (tx, result, before) => {
-      if (result !== "resumed") return;
-      releaseId = await openRelease(tx, {
-        tenantId: agent.tenantId,
-        agentId: agent.id,
-        requestedBy: actorId ?? "scheduler",
-        heldSince: before.setAt,
-        now: ctx.now(),
-      });
-    },
-  );
-  if (releaseId) {
-    ctx.events.emit("control.changed", scope);
-    ctx.events.emit("release.opened", releaseId);
-  }
+    tenantId: agent.tenantId,
+    agentId: agent.id,
+    actor,
+    actorId,
+  });
   const control = await readControl(db, scope);
   ctx.log.info({ agent: agent.id, actor: actorId ?? "scheduler", outcome }, "resume");
   return { kind: outcome, control: await controlView(db, agent.name, control!), ...(releaseId ? { releaseId } : {}) };

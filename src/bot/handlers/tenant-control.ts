@@ -1,17 +1,18 @@
-import { decidePause } from "../../policy/pause";
-import { decideResume, type ResumeActor } from "../../policy/resume";
+import { decidePause, type PauseOutcome } from "../../policy/pause";
+import type { ResumeRefusal } from "../../policy/resume";
 import { mayControlTenant } from "../../policy/roles";
 import type { StoredControl } from "../../store/control";
 import { changeControl, readControl } from "../../store/control";
 import type { KnownUser } from "../../store/directory";
 import { tenantScope } from "../../store/directory";
 import { settleDrain } from "../../store/drain";
-import { openRelease } from "../../store/releases";
 import type { HandlerContext } from "../context";
 import { withDrainDeadline } from "./pause";
+import { resumeAsRelease } from "./resume-release";
 
 export type TenantControlResult = {
-  kind: "paused" | "raised" | "kept" | "resumed" | "forbidden" | "not_paused";
+  /** An admin is never refused with creator_hold; the type says what the shared resume rules can answer. */
+  kind: PauseOutcome | "resumed" | ResumeRefusal;
   control: StoredControl;
   releaseId?: string;
 };
@@ -52,41 +53,13 @@ export async function resumeTenant(
 ): Promise<TenantControlResult> {
   const isScheduler = "kind" in user;
   const scope = tenantScope(user.tenantId);
-  const actorId = isScheduler ? null : user.id;
-  let releaseId: string | undefined;
-  const kind = await changeControl(
-    ctx.store.db,
+  const { outcome, releaseId } = await resumeAsRelease(ctx, {
     scope,
-    (current) => {
-      releaseId = undefined;
-      if (!isScheduler && !mayControlTenant(user)) {
-        return { next: null, result: "forbidden" as const, audit: { action: "resume", actorId, outcome: "forbidden" } };
-      }
-      const actor: ResumeActor = isScheduler
-        ? { kind: "scheduler" }
-        : { kind: "user", actorId: user.id, role: "admin" };
-      const decision = decideResume(current, actor);
-      return {
-        next: decision.outcome === "resumed" ? decision.next : null,
-        result: decision.outcome as TenantControlResult["kind"],
-        audit: { action: "resume", actorId, outcome: decision.outcome },
-      };
-    },
-    undefined,
-    async (tx, result, before) => {
-      if (result !== "resumed") return;
-      releaseId = await openRelease(tx, {
-        tenantId: user.tenantId,
-        agentId: null,
-        requestedBy: actorId ?? "scheduler",
-        heldSince: before.setAt,
-        now: ctx.now(),
-      });
-    },
-  );
-  if (releaseId) {
-    ctx.events.emit("control.changed", scope);
-    ctx.events.emit("release.opened", releaseId);
-  }
-  return { kind, control: (await readControl(ctx.store.db, scope))!, ...(releaseId ? { releaseId } : {}) };
+    tenantId: user.tenantId,
+    agentId: null,
+    actor: isScheduler ? { kind: "scheduler" } : { kind: "user", actorId: user.id, role: "admin" },
+    actorId: isScheduler ? null : user.id,
+    ...(!isScheduler && !mayControlTenant(user) ? { refuse: "forbidden" as const } : {}),
+  });
+  return { kind: outcome, control: (await readControl(ctx.store.db, scope))!, ...(releaseId ? { releaseId } : {}) };
 }
