@@ -2,8 +2,6 @@ import type { Db } from "./client";
 import type { KnownAgent, KnownUser } from "./directory";
 import { findAgent, findUserByIdentity } from "./directory";
 
-const USER_FIELDS = { id: true, tenantId: true, name: true, isAdmin: true } as const;
-
 /** The tenant a Slack team or Discord guild belongs to; null when that workspace is not configured. */
 export async function findTenantByWorkspace(
   db: Db,
@@ -33,10 +31,6 @@ export async function listTenantAgents(db: Db, tenantId: string): Promise<KnownA
   const rows = await db.agent.findMany({ where: { tenantId }, orderBy: { name: "asc" }, select: { name: true } });
   const agents = await Promise.all(rows.map((r) => findAgent(db, tenantId, r.name)));
   return agents.filter((a): a is KnownAgent => a !== null);
-}
-
-export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
-  return db.user.findUnique({ where: { id }, select: USER_FIELDS });
 }
 
 /** Chat identities of these users, as (user, platform, the platform's own user id). Web identities are left out. */

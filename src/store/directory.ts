@@ -108,8 +108,10 @@ export interface KnownUser {
   isAdmin: boolean;
 }
 
+const KNOWN_USER_FIELDS = { id: true, tenantId: true, name: true, isAdmin: true } as const;
+
 export async function findUserByKeyHash(db: Db, apiKeyHash: string): Promise<KnownUser | null> {
-  return db.user.findUnique({ where: { apiKeyHash }, select: { id: true, tenantId: true, name: true, isAdmin: true } });
+  return db.user.findUnique({ where: { apiKeyHash }, select: KNOWN_USER_FIELDS });
 }
 
 export async function findUserByIdentity(db: Db, identity: string): Promise<KnownUser | null> {
@@ -117,7 +119,7 @@ export async function findUserByIdentity(db: Db, identity: string): Promise<Know
   if (!found) return null;
   return db.user.findUnique({
     where: { id: found.userId },
-    select: { id: true, tenantId: true, name: true, isAdmin: true },
+    select: KNOWN_USER_FIELDS,
   });
 }
 

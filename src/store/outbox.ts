@@ -235,8 +235,3 @@ export async function markObserved(db: Db, id: string, at: Date): Promise<boolea
 export async function findOutboxItem(db: Db, id: string): Promise<OutboxItem | null> {
   return (await db.outboxItem.findUnique({ where: { id } })) as OutboxItem | null;
 }
-
-/** Items of an agent whose dispatch is under way right now (a live lease on a DISPATCHED row). */
-export async function countInFlight(db: Db, agentId: string, now: Date): Promise<number> {
-  return db.outboxItem.count({ where: { agentId, state: "DISPATCHED", leaseExpiresAt: { gt: now } } });
-}
