@@ -72,6 +72,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       redisUrl: redis.url,
       prefix: env.HOLDFAST_QUEUE_PREFIX,
       crashAt: env.HOLDFAST_CRASH_AT,
+      releaseBatch: env.HOLDFAST_RELEASE_BATCH,
       delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS },
     });
     cleanups.unshift(() => held.stop());

@@ -1,7 +1,9 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { Database } from "better-sqlite3";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
+import { SqliteDirect } from "./sqlite-direct";
 
 /**
  * Both generated clients expose the same models (one schema, two providers), so the store is typed
@@ -17,6 +19,8 @@ export const providerOf = (databaseUrl: string): Provider =>
 export interface Store {
   db: Db;
   provider: Provider;
+  /** SQLite only: prepared statements on Prisma's own connection, for the hot path. */
+  sqlite: SqliteDirect | null;
   close(): Promise<void>;
 }
 
@@ -25,18 +29,27 @@ export interface Store {
  * writes no longer wait for an fsync each, which made every SQLite write cost milliseconds.
  */
 class TunedSqliteAdapter extends PrismaBetterSqlite3 {
+  connection: Database | null = null;
+
   override async connect() {
     const adapter = await super.connect();
     await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    this.connection = (adapter as unknown as { client: Database }).client;
     return adapter;
   }
 }
 
 export function openStore(databaseUrl: string): Store {
-  const provider = providerOf(databaseUrl);
-  const db =
-    provider === "postgresql"
-      ? (new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) }) as unknown as Db)
-      : new SqliteClient({ adapter: new TunedSqliteAdapter({ url: databaseUrl }) });
-  return { db, provider, close: () => db.$disconnect() };
+  if (providerOf(databaseUrl) === "postgresql") {
+    const db = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) }) as unknown as Db;
+    return { db, provider: "postgresql", sqlite: null, close: () => db.$disconnect() };
+  }
+  const adapter = new TunedSqliteAdapter({ url: databaseUrl });
+  const db = new SqliteClient({ adapter });
+  const sqlite = new SqliteDirect(async () => {
+    if (!adapter.connection) await db.$connect();
+    if (!adapter.connection) throw new Error("the SQLite connection did not open");
+    return adapter.connection;
+  });
+  return { db, provider: "sqlite", sqlite, close: () => db.$disconnect() };
 }

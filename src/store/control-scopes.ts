@@ -1,9 +1,11 @@
 import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
-import type { Db } from "./client";
+import type { Store } from "./client";
+import { readControlsSqlite } from "./outbox-sqlite";
 
 /** Many control records in one indexed read (the gate for a batch of work). */
-export async function readControlScopes(db: Db, scopes: string[]): Promise<Map<string, ControlRecord>> {
-  const rows = await db.control.findMany({ where: { scope: { in: [...new Set(scopes)] } } });
+export async function readControlScopes(store: Store, scopes: string[]): Promise<Map<string, ControlRecord>> {
+  if (store.sqlite) return readControlsSqlite(store.sqlite, scopes);
+  const rows = await store.db.control.findMany({ where: { scope: { in: [...new Set(scopes)] } } });
   return new Map(
     rows.map((r) => [
       r.scope,

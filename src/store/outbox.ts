@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type { Db, Store, Tx } from "./client";
 import { claimDuePostgres } from "./outbox-claim-pg";
+import { claimDueSqlite, markAcknowledgedSqlite, markDispatchedSqlite, readControlsSqlite } from "./outbox-sqlite";
 
 export type OutboxKind = "trigger" | "event" | "action" | "message";
 export type OutboxState =
@@ -59,11 +60,13 @@ export async function planDelivery(db: Db | Tx, item: PlannedDelivery): Promise<
 }
 
 /** Agents and tenants whose records say they are not RUNNING: their items are not even claimed. */
-export async function pausedScopes(db: Db): Promise<{ agents: string[]; tenants: string[] }> {
-  const rows = await db.control.findMany({
-    where: { state: { not: "RUNNING" } },
-    select: { agentId: true, tenantId: true, scope: true },
-  });
+export async function pausedScopes(store: Store): Promise<{ agents: string[]; tenants: string[] }> {
+  const rows = store.sqlite
+    ? [...(await readControlsSqlite(store.sqlite, null)).values()]
+    : await store.db.control.findMany({
+        where: { state: { not: "RUNNING" } },
+        select: { agentId: true, tenantId: true, scope: true },
+      });
   return {
     agents: rows.filter((r) => r.agentId).map((r) => r.agentId!),
     tenants: rows.filter((r) => r.scope.startsWith("tenant:")).map((r) => r.tenantId),
@@ -84,17 +87,18 @@ export interface Claim {
   attemptId: string;
 }
 
-/** Claims due items the way the store's database does it best: SKIP LOCKED on PostgreSQL. */
+/**
+ * Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
+ * timed out, so the outcome is uncertain). The whole batch shares one lease token and only rows that still
+ * met the conditions carry it, so two workers never hold the same item; the claim is committed before any
+ * network call. Each database does it its best way: SKIP LOCKED on PostgreSQL, prepared statements on
+ * SQLite.
+ */
 export function claimDueItems(store: Store, options: ClaimOptions): Promise<Claim[]> {
-  return store.provider === "postgresql" ? claimDuePostgres(store.db, options) : claimDue(store.db, options);
+  return store.sqlite ? claimDueSqlite(store.sqlite, options) : claimDuePostgres(store.db, options);
 }
 
-/**
- * The portable claim, used on SQLite (a single writer). Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
- * timed out, so the outcome is uncertain). One conditional update claims the whole batch under one lease
- * token, and only rows that still met the conditions carry it, so two workers never hold the same item;
- * the claim is committed before any network call.
- */
+/** The claim written with Prisma alone, kept as the reference the store tests hold the others to. */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim[]> {
   const { now } = options;
   const due = {
@@ -151,8 +155,10 @@ export async function markDispatched(db: Db, claim: Claim, now: Date): Promise<b
  * markDispatched for a wave of claims in (at most) two statements. Returns the claims whose lease still
  * held, i.e. the ones that may be sent.
  */
-export async function markDispatchedMany(db: Db, claims: Claim[], now: Date): Promise<Claim[]> {
+export async function markDispatchedMany(store: Store, claims: Claim[], now: Date): Promise<Claim[]> {
   if (claims.length === 0) return [];
+  if (store.sqlite) return markDispatchedSqlite(store.sqlite, claims, now);
+  const db = store.db;
   const leaseToken = claims[0]!.leaseToken;
   const first = claims.filter((c) => !c.item.firstDispatchedAt).map((c) => c.item.id);
   const again = claims.filter((c) => c.item.firstDispatchedAt).map((c) => c.item.id);
@@ -174,9 +180,10 @@ export async function markDispatchedMany(db: Db, claims: Claim[], now: Date): Pr
 }
 
 /** Acknowledgements of a wave in one statement; items whose lease moved on are left alone. */
-export async function markAcknowledgedMany(db: Db, claims: Claim[], result: string): Promise<void> {
+export async function markAcknowledgedMany(store: Store, claims: Claim[], result: string, now: Date): Promise<void> {
   if (claims.length === 0) return;
-  await db.outboxItem.updateMany({
+  if (store.sqlite) return markAcknowledgedSqlite(store.sqlite, claims, result, now);
+  await store.db.outboxItem.updateMany({
     where: { id: { in: claims.map((c) => c.item.id) }, leaseToken: claims[0]!.leaseToken },
     data: { state: "ACKNOWLEDGED", lastResult: result, leaseToken: null, leaseExpiresAt: null },
   });

@@ -1,8 +1,9 @@
 import crypto from "node:crypto";
 import { type MisfirePolicy, planMisfire } from "../policy/misfire";
 import { insertOutboxRows, markReleased } from "./bulk-insert";
-import type { Db, Tx } from "./client";
+import type { Db, Store, Tx } from "./client";
 import { checkGate } from "./gate";
+import { releaseStepSqlite } from "./releases-sqlite";
 
 export interface ReleaseRequest {
   tenantId: string;
@@ -59,27 +60,37 @@ export async function openRecoveryRelease(
 }
 
 export type BatchOutcome =
-  | { kind: "batch"; agentId: string; released: number; skipped: number; planned: number }
-  /** This agent's own gate is still closed (it is paused itself): its work waits for its own resume. */
-  | { kind: "gated"; agentId: string }
+  /** `gated`: agents whose own gate is still closed (paused themselves); their work waits for their resume. */
+  | { kind: "batch"; released: number; skipped: number; planned: number; gated: string[] }
   /** Nothing left: held events were handed to their agents' ordered queues and the release is DONE. */
   | { kind: "finished"; eventAgents: string[] };
 
 /**
- * One step of the durable release loop (design.md section 10). A batch is one trigger of one agent: its
- * HELD rows are read, the misfire policy applied, the deliveries planned and the rows marked RELEASED or
- * SKIPPED in one transaction. Re-running after a crash, or running twice, finds nothing left to do.
+ * One step of the durable release loop (design.md section 10): for each trigger of the step, its HELD rows
+ * are read, the misfire policy applied, the deliveries planned and the rows marked RELEASED or SKIPPED in
+ * the step's transaction. Re-running after a crash, or running twice, finds nothing left to do. On SQLite
+ * a step takes many triggers through prepared statements (releases-sqlite.ts); here it is one trigger.
  */
-export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<string>): Promise<BatchOutcome> {
+export async function releaseNextBatch(
+  store: Store,
+  releaseId: string,
+  gated: Set<string>,
+  triggersPerStep: number,
+): Promise<BatchOutcome> {
+  const db = store.db;
   const release = await db.release.findUnique({ where: { id: releaseId } });
   if (!release || release.state === "DONE") return { kind: "finished", eventAgents: [] };
   const scope = release.agentId ? { agentId: release.agentId } : { tenantId: release.tenantId };
+  if (store.sqlite) {
+    const step = await releaseStepSqlite(store.sqlite, releaseId, gated, triggersPerStep);
+    return step ?? finish(db, releaseId, scope, gated);
+  }
   const next = await db.occurrence.findFirst({
     where: { ...scope, state: "HELD", agentId: { notIn: [...gated] } },
     select: { agentId: true, triggerId: true },
   });
   if (!next) return finish(db, releaseId, scope, gated);
-  if ((await checkGate(db, next.agentId, release.tenantId)).held) return { kind: "gated", agentId: next.agentId };
+  if ((await checkGate(db, next.agentId, release.tenantId)).held) return { ...NOTHING, gated: [next.agentId] };
   return db.$transaction(async (tx) => {
     const held = await tx.occurrence.findMany({
       where: { triggerId: next.triggerId, state: "HELD" },
@@ -89,7 +100,7 @@ export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<str
     const ids = held.map((o) => o.id);
     if (!trigger) {
       await tx.occurrence.updateMany({ where: { id: { in: ids } }, data: { state: "SKIPPED", releaseId } });
-      return { kind: "batch" as const, agentId: next.agentId, released: 0, skipped: ids.length, planned: 0 };
+      return { ...NOTHING, skipped: ids.length };
     }
     const plan = planMisfire(trigger.misfire as MisfirePolicy, held, {
       agent: trigger.agentId,
@@ -131,15 +142,11 @@ export async function releaseNextBatch(db: Db, releaseId: string, gated: Set<str
       where: { id: releaseId },
       data: { released: { increment: released }, skipped: { increment: plan.skipped.length } },
     });
-    return {
-      kind: "batch" as const,
-      agentId: trigger.agentId,
-      released,
-      skipped: plan.skipped.length,
-      planned: plan.deliveries.length,
-    };
+    return { ...NOTHING, released, skipped: plan.skipped.length, planned: plan.deliveries.length };
   });
 }
+
+const NOTHING = { kind: "batch" as const, released: 0, skipped: 0, planned: 0, gated: [] as string[] };
 
 async function finish(
   db: Db,

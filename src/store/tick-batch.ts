@@ -1,11 +1,13 @@
+import type { ControlRecord } from "../policy/control";
 import { gateVerdict } from "../policy/gate";
 import { occurrenceKey } from "../policy/misfire";
 import { slotFor, tickDueTimes } from "../policy/schedule";
-import { insertOccurrenceRows, insertOutboxRows } from "./bulk-insert";
-import type { Db } from "./client";
-import { readControlScopes } from "./control-scopes";
+import { insertOccurrenceRows, insertOutboxRows, type OutboxRow } from "./bulk-insert";
+import type { Db, Store } from "./client";
 import { agentScope, tenantScope } from "./directory";
+import { type ControlRow, controlRecordOf } from "./outbox-sqlite";
 import { openRelease } from "./releases";
+import { fromSqliteTime, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 import { cadenceOf } from "./triggers";
 
 export interface Tick {
@@ -18,15 +20,96 @@ export interface TickBatchResult {
   releaseIds: string[];
 }
 
+interface TriggerRow {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  key: string;
+  everyMs: number | null;
+  cron: string | null;
+  tz: string | null;
+  payload: string;
+  destination: string;
+  contract: string;
+  lastDueAt: Date | null;
+}
+
+interface PlannedOccurrence {
+  id: string;
+  trigger: TriggerRow;
+  dueAt: Date;
+  state: "HELD" | "PLANNED";
+  missed: boolean;
+}
+
+/** What a batch of ticks writes: occurrence rows, and each trigger's newest due time. */
+interface TickPlan {
+  rows: PlannedOccurrence[];
+  latest: Map<string, Date>;
+  held: (t: TriggerRow) => boolean;
+}
+
 /**
- * Records many scheduler ticks in one transaction (a group commit): the same rules as one tick at a time
- * (insert-if-absent occurrence keys, the gate read per agent, planned or HELD), with a handful of queries
- * per batch instead of a handful per tick. Ticks of deleted triggers are dropped.
+ * The rules for a batch (the same as one tick at a time): insert-if-absent occurrence keys, the gate read
+ * per agent, PLANNED when the gate is open and HELD otherwise; slots a late tick skipped are HELD as missed.
  */
-export async function recordTicks(db: Db, ticks: Tick[], now: Date): Promise<TickBatchResult> {
+function planTicks(triggers: Map<string, TriggerRow>, controls: Map<string, ControlRecord>, ticks: Tick[]): TickPlan {
+  const held = (t: TriggerRow) =>
+    gateVerdict(controls.get(agentScope(t.agentId)), controls.get(tenantScope(t.tenantId))).held;
+  const rows = new Map<string, PlannedOccurrence>();
+  const latest = new Map<string, Date>();
+  for (const tick of ticks) {
+    const t = triggers.get(tick.triggerId);
+    if (!t) continue;
+    const cadence = cadenceOf(t);
+    const due = tickDueTimes(cadence, latest.get(t.id) ?? t.lastDueAt, slotFor(cadence, tick.millis));
+    for (const [list, missed] of [
+      [due.missed, true],
+      [due.current, false],
+    ] as const) {
+      for (const dueAt of list) {
+        const id = occurrenceKey(t.agentId, t.key, dueAt);
+        if (!rows.has(id))
+          rows.set(id, { id, trigger: t, dueAt, state: held(t) || missed ? "HELD" : "PLANNED", missed });
+        if (dueAt > (latest.get(t.id) ?? t.lastDueAt ?? new Date(0))) latest.set(t.id, dueAt);
+      }
+    }
+  }
+  return { rows: [...rows.values()], latest, held };
+}
+
+const outboxRowOf = (r: PlannedOccurrence, at: Date): OutboxRow => {
+  const t = r.trigger;
+  const payload = { agent: t.agentId, trigger: t.key, dueAt: r.dueAt.toISOString(), payload: JSON.parse(t.payload) };
+  const { tenantId, agentId, destination, contract } = t;
+  return { id: r.id, kind: "trigger", tenantId, agentId, destination, contract, payload: JSON.stringify(payload), at };
+};
+
+/**
+ * Records many scheduler ticks in one transaction (a group commit), with a handful of statements per batch
+ * instead of a handful per tick. Ticks of deleted triggers are dropped. Missed time of a running agent
+ * follows the misfire policy through a release of its own, opened right after the commit (a crash in
+ * between leaves HELD rows with an open gate, which the orphaned-hold recovery releases).
+ */
+export async function recordTicks(store: Store, ticks: Tick[], now: Date): Promise<TickBatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await recordOnce(db, ticks, now);
+      const fresh = store.sqlite
+        ? await recordSqlite(store.sqlite, ticks, now)
+        : await recordPrisma(store.db, ticks, now);
+      const recover = new Map(fresh.filter((r) => r.missed && !r.gateHeld).map((r) => [r.trigger.id, r.trigger]));
+      const releaseIds: string[] = [];
+      for (const t of recover.values()) {
+        const request = {
+          tenantId: t.tenantId,
+          agentId: t.agentId,
+          requestedBy: "recovery",
+          heldSince: t.lastDueAt,
+          now,
+        };
+        releaseIds.push(await store.db.$transaction((tx) => openRelease(tx, request)));
+      }
+      return { planned: fresh.filter((r) => r.state === "PLANNED").length, releaseIds };
     } catch (error) {
       // Another process recorded one of these keys at the same moment: the retry finds the row.
       if ((error as { code?: string }).code !== "P2002" || attempt >= 3) throw error;
@@ -34,76 +117,41 @@ export async function recordTicks(db: Db, ticks: Tick[], now: Date): Promise<Tic
   }
 }
 
-async function recordOnce(db: Db, ticks: Tick[], now: Date): Promise<TickBatchResult> {
+/** The rows this batch inserted (a key that existed is already someone's), with their gate reading. */
+type Fresh = PlannedOccurrence & { gateHeld: boolean };
+
+async function recordPrisma(db: Db, ticks: Tick[], now: Date): Promise<Fresh[]> {
   const triggerIds = [...new Set(ticks.map((t) => t.triggerId))];
   const triggers = new Map((await db.trigger.findMany({ where: { id: { in: triggerIds } } })).map((t) => [t.id, t]));
   const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
-  const controls = await readControlScopes(db, scopes);
+  const rows = await db.control.findMany({ where: { scope: { in: [...new Set(scopes)] } } });
+  const controls = new Map(rows.map((r) => [r.scope, r as ControlRecord]));
+  const plan = planTicks(triggers, controls, ticks);
   return db.$transaction(async (tx) => {
-    const rows: Array<{ id: string; triggerId: string; dueAt: Date; state: string; missed: boolean }> = [];
-    const latest = new Map<string, Date>();
-    for (const tick of ticks) {
-      const t = triggers.get(tick.triggerId);
-      if (!t) continue;
-      const held = gateVerdict(controls.get(agentScope(t.agentId)), controls.get(tenantScope(t.tenantId))).held;
-      const cadence = cadenceOf(t);
-      const due = tickDueTimes(cadence, latest.get(t.id) ?? t.lastDueAt, slotFor(cadence, tick.millis));
-      for (const [list, missed] of [
-        [due.missed, true],
-        [due.current, false],
-      ] as const) {
-        for (const dueAt of list) {
-          const state = held || missed ? "HELD" : "PLANNED";
-          rows.push({ id: occurrenceKey(t.agentId, t.key, dueAt), triggerId: t.id, dueAt, state, missed });
-          if (dueAt > (latest.get(t.id) ?? t.lastDueAt ?? new Date(0))) latest.set(t.id, dueAt);
-        }
-      }
-    }
-    const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
     const inserted = await insertOccurrenceRows(
       tx,
-      unique.map((r) => {
-        const t = triggers.get(r.triggerId)!;
+      plan.rows.map((r) => {
+        const { tenantId, agentId } = r.trigger;
         const outboxId = r.state === "PLANNED" ? r.id : null;
-        return { ...r, tenantId: t.tenantId, agentId: t.agentId, outboxId, at: now };
-      }),
-    );
-    // Only rows this batch inserted: a key that existed (a duplicate tick) is already someone's.
-    const fresh = unique.filter((r) => inserted.has(r.id));
-    const planned = fresh.filter((r) => r.state === "PLANNED");
-    await insertOutboxRows(
-      tx,
-      planned.map((r) => {
-        const t = triggers.get(r.triggerId)!;
-        const payload = {
-          agent: t.agentId,
-          trigger: t.key,
-          dueAt: r.dueAt.toISOString(),
-          payload: JSON.parse(t.payload),
-        };
-        const { tenantId, agentId, destination, contract } = t;
         return {
           id: r.id,
-          kind: "trigger",
+          triggerId: r.trigger.id,
+          dueAt: r.dueAt,
+          state: r.state,
           tenantId,
           agentId,
-          destination,
-          contract,
-          payload: JSON.stringify(payload),
+          outboxId,
           at: now,
         };
       }),
     );
-    // Missed time of a running agent follows the misfire policy through a release of its own.
-    const releaseIds: string[] = [];
-    for (const triggerId of new Set(fresh.filter((r) => r.missed).map((r) => r.triggerId))) {
-      const t = triggers.get(triggerId)!;
-      if (gateVerdict(controls.get(agentScope(t.agentId)), controls.get(tenantScope(t.tenantId))).held) continue;
-      const args = { tenantId: t.tenantId, agentId: t.agentId, requestedBy: "recovery", heldSince: t.lastDueAt, now };
-      releaseIds.push(await openRelease(tx, args));
-    }
+    const fresh = plan.rows.filter((r) => inserted.has(r.id));
+    await insertOutboxRows(
+      tx,
+      fresh.filter((r) => r.state === "PLANNED").map((r) => outboxRowOf(r, now)),
+    );
     const byDue = new Map<number, string[]>();
-    for (const [id, dueAt] of latest) byDue.set(dueAt.getTime(), [...(byDue.get(dueAt.getTime()) ?? []), id]);
+    for (const [id, dueAt] of plan.latest) byDue.set(dueAt.getTime(), [...(byDue.get(dueAt.getTime()) ?? []), id]);
     for (const [millis, ids] of byDue) {
       const dueAt = new Date(millis);
       await tx.trigger.updateMany({
@@ -111,6 +159,44 @@ async function recordOnce(db: Db, ticks: Tick[], now: Date): Promise<TickBatchRe
         data: { lastDueAt: dueAt },
       });
     }
-    return { planned: planned.length, releaseIds };
+    return fresh.map((r) => ({ ...r, gateHeld: plan.held(r.trigger) }));
+  });
+}
+
+const INSERT_OCCURRENCE = `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
+const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
+const ADVANCE_TRIGGER = `UPDATE "Trigger" SET "lastDueAt" = ?, "updatedAt" = ? WHERE "id" = ? AND ("lastDueAt" IS NULL OR "lastDueAt" < ?)`;
+
+/** The same batch as one synchronous SQLite transaction: the gate is read in the transaction that writes. */
+async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Promise<Fresh[]> {
+  const at = sqliteTime(now);
+  return sqlite.atomically((sql) => {
+    const ids = JSON.stringify([...new Set(ticks.map((t) => t.triggerId))]);
+    const found = sql(`SELECT * FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`).all(ids) as Array<
+      Omit<TriggerRow, "lastDueAt"> & { lastDueAt: string | null }
+    >;
+    const triggers = new Map(found.map((t) => [t.id, { ...t, lastDueAt: fromSqliteTime(t.lastDueAt) }]));
+    const scopes = JSON.stringify(
+      [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]),
+    );
+    const controls = sql(`SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`).all(
+      scopes,
+    ) as ControlRow[];
+    const plan = planTicks(triggers, new Map(controls.map((c) => [c.scope, controlRecordOf(c)])), ticks);
+    const fresh: Fresh[] = [];
+    for (const r of plan.rows) {
+      const { tenantId, agentId } = r.trigger;
+      const outboxId = r.state === "PLANNED" ? r.id : null;
+      const row = [r.id, r.trigger.id, tenantId, agentId, sqliteTime(r.dueAt), r.state, outboxId, at, at];
+      if (sql(INSERT_OCCURRENCE).run(...row).changes === 0) continue;
+      fresh.push({ ...r, gateHeld: plan.held(r.trigger) });
+      if (r.state !== "PLANNED") continue;
+      const o = outboxRowOf(r, now);
+      sql(INSERT_OUTBOX).run(o.id, o.kind, o.tenantId, o.agentId, o.destination, o.contract, o.payload, at, at, at);
+    }
+    for (const [id, dueAt] of plan.latest) sql(ADVANCE_TRIGGER).run(sqliteTime(dueAt), at, id, sqliteTime(dueAt));
+    return fresh;
   });
 }

@@ -28,7 +28,7 @@ describe("a kill during a release", () => {
       REDIS_URL,
       HOLDFAST_QUEUE_PREFIX: `hf-kill-${crypto.randomUUID().slice(0, 8)}`,
     };
-    const first = await spawnBot({ ...env, HOLDFAST_CRASH_AT: "release-batch" });
+    const first = await spawnBot({ ...env, HOLDFAST_CRASH_AT: "release-batch", HOLDFAST_RELEASE_BATCH: "1" });
     try {
       await first.waitForLog((l) => l.msg === "holdfast is serving");
       await api(first, "POST", "/v1/agents/ops-agent/pause", { reason: "vacation" });

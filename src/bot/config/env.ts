@@ -19,6 +19,8 @@ const EnvSchema = z.object({
     .default("90s")
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
     .transform((v) => parseDurationMs(v)!),
+  /** At most this many triggers' held rows per release step (one transaction; SQLite only, PostgreSQL takes one). */
+  HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   /** BullMQ key prefix (several deployments, or test processes, may share one Redis). */
   HOLDFAST_QUEUE_PREFIX: z
     .string()

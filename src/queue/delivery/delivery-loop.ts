@@ -103,7 +103,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
    * network call, the sends run concurrently, and the acknowledgements are written in one statement.
    */
   async function sendWave(wave: Claim[]): Promise<void> {
-    const sendable = await markDispatchedMany(db, wave, now());
+    const sendable = await markDispatchedMany(store, wave, now());
     if (sendable.length) crash("after-dispatch-mark");
     const results = await Promise.all(
       sendable.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
@@ -112,9 +112,10 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const acked = results.filter((r) => r.outcome.kind === "acknowledged" && r.outcome.status === 200);
     if (acked.length) crash("before-acknowledge");
     await markAcknowledgedMany(
-      db,
+      store,
       acked.map((r) => r.claim),
       `HTTP 200 at ${at.toISOString()}`,
+      at,
     );
     for (const { claim } of acked) await observe(claim.item);
     for (const { claim, outcome } of results) {
@@ -130,7 +131,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     let controls: Awaited<ReturnType<typeof readControlScopes>>;
     try {
       controls = await readControlScopes(
-        db,
+        store,
         claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]),
       );
     } catch {
@@ -189,7 +190,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   async function runOnce(): Promise<number> {
     let claims: Claim[];
     try {
-      const paused = await pausedScopes(db);
+      const paused = await pausedScopes(store);
       claims = await claimDueItems(store, {
         now: now(),
         limit: options.batchSize ?? 200,

@@ -11,6 +11,8 @@ export interface ReleaseDeps {
   planned(): void;
   /** Called after each committed batch; the test-only crash hook stops the process here. */
   afterBatch?(releaseId: string): Promise<void>;
+  /** At most this many triggers per step; default 100. */
+  triggersPerStep?: number;
 }
 
 /**
@@ -19,26 +21,24 @@ export interface ReleaseDeps {
  * already RELEASED are never looked at again.
  */
 export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<{ released: number; skipped: number }> {
-  const db = deps.store.db;
   const gated = new Set<string>();
   const totals = { released: 0, skipped: 0 };
   for (;;) {
     let outcome: Awaited<ReturnType<typeof releaseNextBatch>>;
     try {
-      outcome = await releaseNextBatch(db, releaseId, gated);
+      outcome = await releaseNextBatch(deps.store, releaseId, gated, deps.triggersPerStep ?? 100);
     } catch (error) {
       if (error instanceof ReleaseRaceError) continue; // the other release took them; look again
       throw error;
     }
-    if (outcome.kind === "gated") {
-      gated.add(outcome.agentId);
-      continue;
-    }
     if (outcome.kind === "finished") {
-      for (const agentId of outcome.eventAgents) if (await pumpEvents(db, agentId, deps.now())) deps.planned();
+      for (const agentId of outcome.eventAgents) {
+        if (await pumpEvents(deps.store.db, agentId, deps.now())) deps.planned();
+      }
       deps.log.info({ releaseId, ...totals, stillPaused: gated.size }, "release finished");
       return totals;
     }
+    for (const agentId of outcome.gated) gated.add(agentId);
     totals.released += outcome.released;
     totals.skipped += outcome.skipped;
     if (outcome.planned) deps.planned();

@@ -27,6 +27,8 @@ export interface HeldRuntimeOptions {
   /** Test-only: "release-batch" stops the process (by hanging, to be SIGKILLed) after a release batch. */
   crashAt?: string;
   triggerConcurrency?: number;
+  /** At most this many triggers per release step (SQLite; PostgreSQL steps one trigger at a time). */
+  releaseBatch?: number;
   /** After Redis was found emptied and the held-work jobs were rebuilt: other schedulers rebuild theirs. */
   onRedisRebuilt?: () => Promise<void>;
 }
@@ -98,7 +100,8 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     "control",
     async (job) => {
       if (job.name === "release") {
-        await runRelease({ ...deps, planned: () => delivery.nudge(), afterBatch }, job.data.releaseId as string);
+        const step = { ...deps, planned: () => delivery.nudge(), afterBatch, triggersPerStep: options.releaseBatch };
+        await runRelease(step, job.data.releaseId as string);
       } else if (job.name === "drain") {
         await settleDrain(db, job.data.scope as string, now());
       } else if (job.name === "auto-resume") {

@@ -19,7 +19,7 @@ export function createTickBatcher(store: Store, now: () => Date, maxBatch = 200,
     const batch = pending;
     pending = [];
     recordTicks(
-      store.db,
+      store,
       batch.map((p) => p.tick),
       now(),
     ).then(
