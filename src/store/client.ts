@@ -26,14 +26,19 @@ export interface Store {
 
 /**
  * WAL with synchronous=NORMAL: a commit survives a killed process (the WAL is in the OS page cache), and
- * writes no longer wait for an fsync each, which made every SQLite write cost milliseconds.
+ * writes no longer wait for an fsync each, which made every SQLite write cost milliseconds. Checkpoints
+ * (the fsyncs that remain) every 10,000 pages instead of 1,000: the hot outbox pages are copied once per
+ * checkpoint, not once per thousand pages (a tick-claim-dispatch-ack cycle went from about 70 to 58 µs per
+ * item); the WAL is cut back to 64 MB afterwards.
  */
 class TunedSqliteAdapter extends PrismaBetterSqlite3 {
   connection: Database | null = null;
 
   override async connect() {
     const adapter = await super.connect();
-    await adapter.executeScript("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    await adapter.executeScript(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;",
+    );
     this.connection = (adapter as unknown as { client: Database }).client;
     return adapter;
   }

@@ -78,6 +78,8 @@ export async function markAcknowledgedSqlite(
   });
 }
 
+export const CONTROLS_IN = `SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`;
+
 export type ScopedControl = ControlRecord & { scope: string; tenantId: string; agentId: string | null };
 
 /** Control records: the given scopes, or with `scopes` null every one that is not RUNNING. */
@@ -85,13 +87,10 @@ export async function readControlsSqlite(
   sqlite: SqliteDirect,
   scopes: string[] | null,
 ): Promise<Map<string, ScopedControl>> {
-  const rows = await sqlite.atomically((sql) =>
+  const rows =
     scopes === null
-      ? (sql(`SELECT * FROM "Control" WHERE "state" <> 'RUNNING'`).all() as ControlRow[])
-      : (sql(`SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`).all(
-          JSON.stringify([...new Set(scopes)]),
-        ) as ControlRow[]),
-  );
+      ? await sqlite.read<ControlRow>(`SELECT * FROM "Control" WHERE "state" <> 'RUNNING'`)
+      : await sqlite.read<ControlRow>(CONTROLS_IN, JSON.stringify([...new Set(scopes)]));
   return new Map(rows.map((row) => [row.scope, controlRecordOf(row)]));
 }
 

@@ -1,7 +1,7 @@
 import { gateVerdict } from "../policy/gate";
 import { type MisfirePolicy, planMisfire } from "../policy/misfire";
 import { agentScope, tenantScope } from "./directory";
-import { type ControlRow, controlRecordOf } from "./outbox-sqlite";
+import { CONTROLS_IN, type ControlRow, controlRecordOf } from "./outbox-sqlite";
 import { type BatchOutcome, ReleaseRaceError } from "./releases";
 import { type SqliteDirect, sqliteTime } from "./sqlite-direct";
 
@@ -55,11 +55,7 @@ export async function releaseStepSqlite(
     if (next.length === 0) return null;
     const scopes = [...new Set(next.map((n) => agentScope(n.agentId))), tenantScope(release.tenantId)];
     const controls = new Map(
-      (
-        sql(`SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`).all(
-          JSON.stringify(scopes),
-        ) as ControlRow[]
-      ).map((row) => [row.scope, controlRecordOf(row)]),
+      (sql(CONTROLS_IN).all(JSON.stringify(scopes)) as ControlRow[]).map((row) => [row.scope, controlRecordOf(row)]),
     );
     const tenantControl = controls.get(tenantScope(release.tenantId));
     const shut = new Set(

@@ -21,13 +21,24 @@ export class SqliteDirect {
 
   /** Runs `body` as one immediate transaction; `sql(text)` gives the cached statement for the text. */
   async atomically<T>(body: (sql: (text: string) => Statement) => T): Promise<T> {
+    const database = await this.#outsideTransactions();
+    return database.transaction(() => body((text) => this.#statement(database, text))).immediate();
+  }
+
+  /** One read statement on its own (SQLite gives it a consistent snapshot without a write lock). */
+  async read<T>(text: string, ...params: unknown[]): Promise<T[]> {
+    const database = await this.#outsideTransactions();
+    return this.#statement(database, text).all(...params) as T[];
+  }
+
+  async #outsideTransactions(): Promise<Database> {
     if (!this.#database?.open) {
       this.#database = await this.#connection();
       this.#statements.clear();
     }
     const database = this.#database;
     while (database.inTransaction) await new Promise((resolve) => setImmediate(resolve));
-    return database.transaction(() => body((text) => this.#statement(database, text))).immediate();
+    return database;
   }
 
   #statement(database: Database, text: string): Statement {

@@ -5,7 +5,7 @@ import { slotFor, tickDueTimes } from "../policy/schedule";
 import { insertOccurrenceRows, insertOutboxRows, type OutboxRow } from "./bulk-insert";
 import type { Db, Store } from "./client";
 import { agentScope, tenantScope } from "./directory";
-import { type ControlRow, controlRecordOf } from "./outbox-sqlite";
+import { CONTROLS_IN, type ControlRow, controlRecordOf } from "./outbox-sqlite";
 import { openRelease } from "./releases";
 import { fromSqliteTime, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 import { cadenceOf } from "./triggers";
@@ -181,9 +181,7 @@ async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Pro
     const scopes = JSON.stringify(
       [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]),
     );
-    const controls = sql(`SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`).all(
-      scopes,
-    ) as ControlRow[];
+    const controls = sql(CONTROLS_IN).all(scopes) as ControlRow[];
     const plan = planTicks(triggers, new Map(controls.map((c) => [c.scope, controlRecordOf(c)])), ticks);
     const fresh: Fresh[] = [];
     for (const r of plan.rows) {

@@ -1,5 +1,4 @@
-import http from "node:http";
-import https from "node:https";
+import { Worker } from "node:worker_threads";
 import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
 import type { OutboxItem } from "../../store/outbox";
@@ -10,42 +9,65 @@ export type LookupAnswer = "present" | "absent" | "unknown";
 export interface DeliveryTransport {
   send(item: OutboxItem, attemptId: string): Promise<AttemptOutcome>;
   lookup(lookupUrl: string, key: string): Promise<LookupAnswer>;
+  /** Frees what the transport holds (its thread); sends after this start it again. */
+  close?(): Promise<void>;
 }
 
-// Kept-alive connections: at hundreds of deliveries a second, a new connection per POST (and fetch's
-// stream machinery) costs more CPU than the rest of the delivery step.
-const agents = {
-  "http:": new http.Agent({ keepAlive: true, maxSockets: 256 }),
-  "https:": new https.Agent({ keepAlive: true, maxSockets: 256 }),
-};
+interface PostResult {
+  id: number;
+  status?: number;
+  error?: string;
+}
 
-/** POSTs a body and resolves with the status once the response has been read; rejects on a network error. */
-function postJson(
-  destination: string,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs = 10_000,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(destination);
-    const client = url.protocol === "https:" ? https : http;
-    const request = client.request(
-      url,
-      {
-        method: "POST",
-        headers: { ...headers, "content-length": Buffer.byteLength(body) },
-        agent: agents[url.protocol as "http:"],
-      },
-      (response) => {
-        response.resume();
-        response.on("end", () => resolve(response.statusCode ?? 0));
-        response.on("error", reject);
-      },
-    );
-    request.setTimeout(timeoutMs, () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    request.on("error", reject);
-    request.end(body);
-  });
+/**
+ * The POSTs run on a worker thread (http-thread.mjs), so their HTTP work does not share the event loop
+ * with the database and BullMQ work of the delivery step (bench/held.ts). Sends made in the same turn go
+ * over as one message. If the thread dies, what it had in flight is uncertain, and the next send starts a
+ * new one.
+ */
+function postThread(timeoutMs: number) {
+  let worker: Worker | null = null;
+  let nextId = 0;
+  const waiting = new Map<number, (result: PostResult) => void>();
+  let outgoing: Array<{ id: number; destination: string; body: string; headers: Record<string, string> }> = [];
+
+  const start = () => {
+    const thread = new Worker(new URL("./http-thread.mjs", import.meta.url), { workerData: { timeoutMs } });
+    thread.unref(); // an idle delivery thread never keeps the process alive
+    thread.on("message", (results: PostResult[]) => {
+      for (const result of results) {
+        waiting.get(result.id)?.(result);
+        waiting.delete(result.id);
+      }
+    });
+    const lost = (why: string) => {
+      if (worker === thread) worker = null;
+      for (const [id, resolve] of waiting) resolve({ id, error: `delivery thread stopped: ${why}` });
+      waiting.clear();
+    };
+    thread.on("error", (error) => lost(error.message));
+    thread.on("exit", (code) => lost(`exit ${code}`));
+    return thread;
+  };
+
+  return {
+    post(destination: string, body: string, headers: Record<string, string>): Promise<PostResult> {
+      const id = nextId++;
+      if (outgoing.push({ id, destination, body, headers }) === 1) {
+        queueMicrotask(() => {
+          const sends = outgoing;
+          outgoing = [];
+          worker ??= start();
+          worker.postMessage(sends);
+        });
+      }
+      return new Promise((resolve) => waiting.set(id, resolve));
+    },
+    async close() {
+      await worker?.terminate();
+      worker = null;
+    },
+  };
 }
 
 /**
@@ -53,22 +75,20 @@ function postJson(
  * broken connection is `uncertain`: the destination may have applied the effect.
  */
 export function httpTransport(timeoutMs = 10_000): DeliveryTransport {
-  const post = (destination: string, body: string, headers: Record<string, string>) =>
-    postJson(destination, body, headers, timeoutMs);
+  const thread = postThread(timeoutMs);
   return {
     async send(item, attemptId) {
-      try {
-        const status = await post(item.destination, item.payload, {
-          "content-type": "application/json",
-          "idempotency-key": item.id,
-          "x-holdfast-attempt": attemptId,
-          "x-holdfast-kind": item.kind,
-        });
-        return classifyResponse(status);
-      } catch (error) {
-        return { kind: "uncertain", error: (error as Error).message };
-      }
+      const result = await thread.post(item.destination, item.payload, {
+        "content-type": "application/json",
+        "idempotency-key": item.id,
+        "x-holdfast-attempt": attemptId,
+        "x-holdfast-kind": item.kind,
+      });
+      return result.error === undefined
+        ? classifyResponse(result.status ?? 0)
+        : { kind: "uncertain", error: result.error };
     },
+    close: () => thread.close(),
     async lookup(lookupUrl, key) {
       try {
         const url = new URL(lookupUrl);
