@@ -18,18 +18,25 @@ const RECEIVER = `
 const http = require("node:http");
 const { parentPort } = require("node:worker_threads");
 const applied = new Map();
+let awaited = null; // keys a waitFor still misses
 const server = http.createServer((req, res) => {
   req.resume();
   req.on("end", () => {
     const key = String(req.headers["idempotency-key"] ?? "");
     applied.set(key, (applied.get(key) ?? 0) + 1);
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    if (awaited?.delete(key) && awaited.size === 0) settle();
   });
 });
+const settle = () => { awaited = null; parentPort.postMessage({ complete: true }); };
 server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1", () => parentPort.postMessage({ port: server.address().port }));
 parentPort.on("message", (message) => {
   if (message === "snapshot") parentPort.postMessage({ applied: [...applied] });
+  if (message.awaitKeys) {
+    awaited = new Set(message.awaitKeys.filter((k) => !applied.has(k)));
+    if (awaited.size === 0) settle();
+  }
   if (message === "close") { server.closeAllConnections(); server.close(() => parentPort.postMessage({ closed: true })); }
 });
 `;
@@ -55,13 +62,14 @@ export async function startCountingReceiver(): Promise<CountingReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     applied,
+    // The receiver thread watches for the keys itself: polling snapshots of every applied key would put
+    // the copying on the bot's thread, inside the measured time.
     async waitFor(keys, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const seen = await applied();
-        if (keys.every((k) => seen.has(k)) || Date.now() > deadline) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const complete = next((m) => m.complete as boolean | undefined);
+      worker.postMessage({ awaitKeys: keys });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([complete, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
     },
     async close() {
       const closed = next((m) => m.closed as boolean | undefined);

@@ -8,7 +8,9 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const held = await runHeldBench({ redisUrl });
 const fmt = (n: number) => n.toFixed(0).padStart(7);
 console.log("held work (issue 3)");
-console.log(`  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}`);
+console.log(
+  `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}   (mean of ${held.rawRuns.map((r) => r.toFixed(0)).join(" before b and ")} after c)`,
+);
 console.log(
   `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${(held.gatedDeliveriesPerSec / held.rawJobsPerSec).toFixed(2)}`,
 );
