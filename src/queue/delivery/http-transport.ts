@@ -20,7 +20,7 @@ interface PostResult {
 }
 
 /**
- * The POSTs run on a worker thread (http-thread.mjs), so their HTTP work does not share the event loop
+ * The POSTs run on a worker thread (http-thread.worker.mjs), so their HTTP work does not share the event loop
  * with the database and BullMQ work of the delivery step (bench/held.ts). Sends made in the same turn go
  * over as one message. If the thread dies, what it had in flight is uncertain, and the next send starts a
  * new one.
@@ -32,7 +32,7 @@ function postThread(timeoutMs: number) {
   let outgoing: Array<{ id: number; destination: string; body: string; headers: Record<string, string> }> = [];
 
   const start = () => {
-    const thread = new Worker(new URL("./http-thread.mjs", import.meta.url), { workerData: { timeoutMs } });
+    const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), { workerData: { timeoutMs } });
     thread.unref(); // an idle delivery thread never keeps the process alive
     thread.on("message", (results: PostResult[]) => {
       for (const result of results) {

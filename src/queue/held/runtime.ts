@@ -6,11 +6,11 @@ import { drainingScopes, settleDrain } from "../../store/drain";
 import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
 import { findTrigger } from "../../store/triggers";
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
-import { scheduledMillis } from "./job-ids";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
 import { runRelease } from "./run-release";
 import { type ControlJobs, controlJobs, scheduleTrigger, unscheduleTrigger } from "./schedules";
 import { createTickBatcher } from "./tick-batcher";
+import { startTickThread } from "./tick-thread";
 
 export interface HeldRuntimeOptions {
   store: Store;
@@ -77,16 +77,17 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   }
 
   const ticks = createTickBatcher(store, now);
-  const triggerWorker = new Worker(
-    "triggers",
-    async (job) => {
-      const millis = typeof job.data.dueAt === "number" ? job.data.dueAt : scheduledMillis(job);
-      const result = await ticks.add({ triggerId: job.data.triggerId as string, millis });
+  const tickThread = startTickThread({
+    redisUrl: options.redisUrl,
+    prefix,
+    concurrency: options.triggerConcurrency ?? 100,
+    log,
+    async record(tick) {
+      const result = await ticks.add(tick);
       if (result.planned) delivery.nudge();
       for (const releaseId of result.releaseIds) await jobs.release(releaseId);
     },
-    { connection, prefix, concurrency: options.triggerConcurrency ?? 100 },
-  );
+  });
 
   const afterBatch = async (releaseId: string) => {
     if (options.crashAt !== "release-batch") return;
@@ -110,10 +111,8 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     },
     { connection, prefix, concurrency: 4 },
   );
-  for (const worker of [triggerWorker, controlWorker]) {
-    worker.on("failed", (job, error) => log.warn({ job: job?.name, err: error.message }, "job failed"));
-    worker.on("error", (error) => log.warn({ err: error.message }, "worker error"));
-  }
+  controlWorker.on("failed", (job, error) => log.warn({ job: job?.name, err: error.message }, "job failed"));
+  controlWorker.on("error", (error) => log.warn({ err: error.message }, "worker error"));
 
   let rebuilding: Promise<Record<string, number>> | null = null;
   const rebuild = () => {
@@ -175,7 +174,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     async stop() {
       clearInterval(timer);
       await delivery.stop();
-      await Promise.all([triggerWorker.close(), controlWorker.close()]);
+      await Promise.all([tickThread.close(), controlWorker.close()]);
       await Promise.all([triggers.close(), control.close()]);
       redis.disconnect();
     },

@@ -1,0 +1,87 @@
+import { Worker } from "node:worker_threads";
+import type { Logger } from "pino";
+import { scheduledMillis } from "./job-ids";
+
+export interface TickThreadOptions {
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+  log: Logger;
+  /** Records one tick (batched by the caller); the job completes when this resolves, fails when it throws. */
+  record(tick: { triggerId: string; millis: number }): Promise<void>;
+}
+
+interface TickMessage {
+  id: number;
+  triggerId: string;
+  dueAt?: number;
+  jobId?: string;
+  timestamp: number;
+  delay: number;
+}
+
+/**
+ * Runs the BullMQ worker of scheduler ticks on its own thread (tick-thread.worker.mjs): taking jobs from Redis
+ * costs about as much CPU as everything the bot then does with a tick, and on this thread the two run side
+ * by side (bench/held.ts). The database work stays here, on the bot's thread. A thread that dies is
+ * started again; the jobs it held are stalled and BullMQ hands them out again (recording is idempotent).
+ */
+export function startTickThread(options: TickThreadOptions): { close(): Promise<void> } {
+  let closing = false;
+  const exited = new WeakSet<Worker>();
+  let thread = start();
+
+  function start(): Worker {
+    const { redisUrl, prefix, concurrency } = options;
+    const worker = new Worker(new URL("./tick-thread.worker.mjs", import.meta.url), {
+      workerData: { redisUrl, prefix, concurrency },
+    });
+    // Answers of one turn (a committed batch resolves all its ticks together) go back as one message.
+    let answers: Array<{ id: number; error?: string }> = [];
+    const answer = (reply: { id: number; error?: string }) => {
+      if (answers.push(reply) > 1) return;
+      queueMicrotask(() => {
+        worker.postMessage({ answers });
+        answers = [];
+      });
+    };
+    worker.on("message", (message: { ticks?: TickMessage[]; log?: Record<string, unknown> }) => {
+      if (message.log) options.log.warn(message.log, "tick job failed");
+      for (const tick of message.ticks ?? []) {
+        const millis =
+          typeof tick.dueAt === "number"
+            ? tick.dueAt
+            : scheduledMillis({ id: tick.jobId, timestamp: tick.timestamp, delay: tick.delay });
+        options.record({ triggerId: tick.triggerId, millis }).then(
+          () => answer({ id: tick.id }),
+          (error: Error) => answer({ id: tick.id, error: error.message }),
+        );
+      }
+    });
+    worker.on("error", (error) => options.log.error({ err: error.message }, "tick thread failed"));
+    worker.on("exit", () => {
+      exited.add(worker);
+      if (closing) return;
+      options.log.warn("tick thread stopped; starting it again");
+      setTimeout(() => {
+        if (!closing) thread = start();
+      }, 1000);
+    });
+    return worker;
+  }
+
+  let closed: Promise<void> | null = null;
+  return {
+    close() {
+      closing = true;
+      closed ??= new Promise<void>((resolve) => {
+        if (exited.has(thread)) return resolve();
+        // The worker finishes its jobs (their ticks still get answered here), then the thread ends.
+        thread.on("message", (message: { closed?: boolean }) => message.closed && resolve());
+        thread.on("exit", () => resolve());
+        thread.postMessage({ close: true });
+      }).then(() => thread.terminate().then(() => {}));
+      return closed;
+    },
+  };
+}

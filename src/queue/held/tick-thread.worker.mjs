@@ -1,0 +1,52 @@
+// The BullMQ worker of scheduler ticks, on a thread of its own (started by tick-thread.ts). A tick job only
+// completes once the bot's thread answered that the tick is committed to the database; this thread holds no
+// rules and no state. Plain JavaScript so that it loads the same way under tsx, vitest and node.
+
+import { parentPort, workerData } from "node:worker_threads";
+import { Worker } from "bullmq";
+
+const { redisUrl, prefix, concurrency } = workerData;
+const waiting = new Map();
+let nextId = 0;
+let outgoing = [];
+
+/** Hands the tick to the bot's thread (ticks of one turn go as one message); resolves once it is recorded. */
+function recordTick(tick) {
+  const id = nextId++;
+  if (outgoing.push({ id, ...tick }) === 1) {
+    queueMicrotask(() => {
+      const ticks = outgoing;
+      outgoing = [];
+      parentPort.postMessage({ ticks });
+    });
+  }
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+
+const worker = new Worker(
+  "triggers",
+  async (job) => {
+    const answer = await recordTick({
+      triggerId: job.data.triggerId,
+      dueAt: job.data.dueAt,
+      jobId: job.id,
+      timestamp: job.timestamp,
+      delay: job.delay,
+    });
+    if (answer.error) throw new Error(answer.error);
+  },
+  { connection: { url: redisUrl }, prefix, concurrency },
+);
+worker.on("failed", (job, error) => parentPort.postMessage({ log: { job: job?.name, err: error.message } }));
+worker.on("error", (error) => parentPort.postMessage({ log: { err: error.message } }));
+
+parentPort.on("message", async (message) => {
+  for (const answer of message.answers ?? []) {
+    waiting.get(answer.id)?.(answer);
+    waiting.delete(answer.id);
+  }
+  if (message.close) {
+    await worker.close();
+    parentPort.postMessage({ closed: true });
+  }
+});
