@@ -32,6 +32,8 @@ export interface HeldBenchResult {
 }
 
 const log = pino({ level: "warn" });
+/** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
+const TICK_OPTS = { removeOnComplete: true, removeOnFail: 1000 };
 const prefixOf = () => `hf-bench-${crypto.randomUUID().slice(0, 8)}`;
 
 /**
@@ -163,7 +165,11 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     for (let i = 0; i < agents; i++) {
       for (let k = 0; k < perAgent; k++) {
         bKeys.push(occurrenceKey(`bench:agent-${i}`, `b${k}`, slot));
-        bJobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:b${k}`, dueAt: slot.getTime() } });
+        bJobs.push({
+          name: "fire",
+          data: { triggerId: `bench:agent-${i}:b${k}`, dueAt: slot.getTime() },
+          opts: TICK_OPTS,
+        });
       }
     }
     let started = Date.now();
@@ -181,7 +187,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       for (let k = 0; k < perAgent; k++) {
         const due = new Date(slot.getTime() + k * 60_000);
         cKeys.push(occurrenceKey(`bench:agent-${i}`, "c", due));
-        cJobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:c`, dueAt: due.getTime() } });
+        cJobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:c`, dueAt: due.getTime() }, opts: TICK_OPTS });
       }
     }
     await ticks.addBulk(cJobs);

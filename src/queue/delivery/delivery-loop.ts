@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { ControlRecord } from "../../policy/control";
 import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
 import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
 import { gateVerdict } from "../../policy/gate";
@@ -41,6 +42,14 @@ export interface DeliveryLoopOptions {
   afterRound?: (items: OutboxItem[]) => Promise<void> | void;
   /** Test-only crash points (see src/bot/crash-hook.ts); a no-op unless HOLDFAST_CRASH_AT is set. */
   crash?: (point: DeliveryCrashPoint) => void;
+}
+
+/** How stale a round's gate reading may get before the next wave reads it again. */
+const GATE_MAX_AGE_MS = 100;
+
+interface Gate {
+  controls: Map<string, ControlRecord>;
+  readAt: number;
 }
 
 export type DeliveryCrashPoint = "after-dispatch-mark" | "before-acknowledge";
@@ -127,19 +136,17 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     }
   }
 
-  /** The gate for a wave, read just before it is marked DISPATCHED (fail closed: a failed read holds all). */
-  async function openClaims(claims: Claim[]): Promise<Claim[]> {
-    let controls: Awaited<ReturnType<typeof readControlScopes>>;
-    try {
-      controls = await readControlScopes(
-        store,
-        claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]),
-      );
-    } catch {
-      controls = new Map();
-    }
+  /** The control records of a round's claims (fail closed: a failed read holds everything). */
+  async function readGate(claims: Claim[]): Promise<Gate> {
+    const scopes = claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]);
+    const controls = await readControlScopes(store, scopes).catch(() => new Map<string, ControlRecord>());
+    return { controls, readAt: Date.now() };
+  }
+
+  /** The wave's claims that may go: gate open, and an uncertain earlier attempt resolved. */
+  async function openClaims(wave: Claim[], { controls }: Gate): Promise<Claim[]> {
     const open: Claim[] = [];
-    for (const claim of claims) {
+    for (const claim of wave) {
       const { agentId, tenantId } = claim.item;
       if (gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId))).held) {
         await releaseLease(db, claim);
@@ -205,16 +212,19 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     }
     // Items of one agent to one destination go one after another, in claim order (due order for a
     // release): wave k holds the k-th item of every lane. Different lanes go out concurrently. The gate is
-    // read again for every wave, so a pause that lands during a round stops the waves after it.
+    // read before the first wave and again once it is GATE_MAX_AGE_MS old, so a pause that lands during a
+    // long round stops the waves after it.
     const lanes = new Map<string, Claim[]>();
     for (const claim of claims) {
       const lane = `${claim.item.agentId}|${claim.item.destination}`;
       lanes.set(lane, [...(lanes.get(lane) ?? []), claim]);
     }
     const depth = Math.max(0, ...[...lanes.values()].map((l) => l.length));
+    let gate: Gate | null = null;
     for (let k = 0; k < depth; k++) {
       const wave = [...lanes.values()].flatMap((lane) => (lane[k] ? [lane[k]!] : []));
-      await openClaims(wave)
+      if (!gate || Date.now() - gate.readAt > GATE_MAX_AGE_MS) gate = await readGate(claims);
+      await openClaims(wave, gate)
         .then(sendWave)
         .catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
     }

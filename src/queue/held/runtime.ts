@@ -26,6 +26,7 @@ export interface HeldRuntimeOptions {
   reconcileMs?: number;
   /** Test-only: "release-batch" stops the process (by hanging, to be SIGKILLed) after a release batch. */
   crashAt?: string;
+  /** Tick jobs in flight at once (default 300: each waits on the group commit; bench/held.ts). */
   triggerConcurrency?: number;
   /** At most this many triggers per release step (SQLite; PostgreSQL steps one trigger at a time). */
   releaseBatch?: number;
@@ -80,7 +81,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   const tickThread = startTickThread({
     redisUrl: options.redisUrl,
     prefix,
-    concurrency: options.triggerConcurrency ?? 100,
+    concurrency: options.triggerConcurrency ?? 300,
     log,
     async record(tick) {
       const result = await ticks.add(tick);

@@ -10,11 +10,14 @@ const waiting = new Map();
 let nextId = 0;
 let outgoing = [];
 
-/** Hands the tick to the bot's thread (ticks of one turn go as one message); resolves once it is recorded. */
+/**
+ * Hands the tick to the bot's thread; resolves once it is recorded. Ticks go over once per turn of this
+ * thread's event loop: the jobs Redis answered in one read then share one message.
+ */
 function recordTick(tick) {
   const id = nextId++;
   if (outgoing.push({ id, ...tick }) === 1) {
-    queueMicrotask(() => {
+    setImmediate(() => {
       const ticks = outgoing;
       outgoing = [];
       parentPort.postMessage({ ticks });
