@@ -118,28 +118,17 @@ export const controlRecordOf = (row: ControlRow): ScopedControl => ({
   until: fromSqliteTime(row.until),
 });
 
-interface OutboxRow {
-  id: string;
-  kind: string;
-  tenantId: string;
-  agentId: string;
-  runId: string | null;
-  digest: string | null;
-  destination: string;
-  contract: string;
-  payload: string;
-  state: string;
-  attempts: number;
-  leaseToken: string | null;
-  leaseAttemptId: string | null;
-  leaseExpiresAt: string | null;
-  nextAttemptAt: string;
-  firstDispatchedAt: string | null;
-  lastAttemptAt: string | null;
-  lastResult: string | null;
-  observedAt: string | null;
-  createdAt: string;
-}
+/** OutboxItem as SQLite returns it: DateTime columns are ISO text. */
+type OutboxRow = Omit<OutboxItem, OutboxDate> & {
+  [K in OutboxDate]: OutboxItem[K] extends Date ? string : string | null;
+};
+type OutboxDate =
+  | "leaseExpiresAt"
+  | "nextAttemptAt"
+  | "firstDispatchedAt"
+  | "lastAttemptAt"
+  | "observedAt"
+  | "createdAt";
 
 const outboxItemOf = (row: OutboxRow): OutboxItem => ({
   ...row,

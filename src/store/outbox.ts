@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import type { Db, Store, Tx } from "./client";
 import { claimDuePostgres } from "./outbox-claim-pg";
 import { claimDueSqlite, markAcknowledgedSqlite, markDispatchedSqlite, readControlsSqlite } from "./outbox-sqlite";
@@ -98,35 +97,6 @@ export function claimDueItems(store: Store, options: ClaimOptions): Promise<Clai
   return store.sqlite ? claimDueSqlite(store.sqlite, options) : claimDuePostgres(store.db, options);
 }
 
-/** The claim written with Prisma alone, kept as the reference the store tests hold the others to. */
-export async function claimDue(db: Db, options: ClaimOptions): Promise<Claim[]> {
-  const { now } = options;
-  const due = {
-    state: { in: ["PLANNED", "DISPATCHED"] },
-    nextAttemptAt: { lte: now },
-    OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: now } }],
-  };
-  const candidates = await db.outboxItem.findMany({
-    where: { ...due, agentId: { notIn: options.excludeAgents }, tenantId: { notIn: options.excludeTenants } },
-    // The id breaks ties: a release's occurrence keys sort by due time, so "all" goes out in due order.
-    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
-    select: { id: true },
-    take: options.limit,
-  });
-  if (candidates.length === 0) return [];
-  const leaseToken = crypto.randomUUID();
-  const ids = candidates.map((c) => c.id);
-  await db.outboxItem.updateMany({
-    where: { id: { in: ids }, ...due },
-    data: { leaseToken, leaseAttemptId: leaseToken, leaseExpiresAt: new Date(now.getTime() + options.leaseMs) },
-  });
-  const taken = await db.outboxItem.findMany({ where: { id: { in: ids }, leaseToken } });
-  const byId = new Map(taken.map((row) => [row.id, row as OutboxItem]));
-  return ids
-    .filter((id) => byId.has(id))
-    .map((id) => ({ item: byId.get(id)!, leaseToken, attemptId: crypto.randomUUID() }));
-}
-
 const leased = (claim: Claim) => ({ id: claim.item.id, leaseToken: claim.leaseToken });
 
 /** Gives an item back without an attempt (for example the gate said held after the claim). */
@@ -137,23 +107,9 @@ export async function releaseLease(db: Db, claim: Claim): Promise<void> {
   });
 }
 
-/** Persists DISPATCHED before the network call, so a crash afterwards is known to be uncertain. */
-export async function markDispatched(db: Db, claim: Claim, now: Date): Promise<boolean> {
-  const written = await db.outboxItem.updateMany({
-    where: leased(claim),
-    data: {
-      state: "DISPATCHED",
-      attempts: { increment: 1 },
-      lastAttemptAt: now,
-      firstDispatchedAt: claim.item.firstDispatchedAt ?? now,
-    },
-  });
-  return written.count === 1;
-}
-
 /**
- * markDispatched for a wave of claims in (at most) two statements. Returns the claims whose lease still
- * held, i.e. the ones that may be sent.
+ * Persists DISPATCHED for a wave before the network call, so a crash afterwards is known to be uncertain.
+ * Returns the claims whose lease still held, i.e. the ones that may be sent.
  */
 export async function markDispatchedMany(store: Store, claims: Claim[], now: Date): Promise<Claim[]> {
   if (claims.length === 0) return [];

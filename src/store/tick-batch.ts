@@ -3,7 +3,8 @@ import { gateVerdict } from "../policy/gate";
 import { occurrenceKey } from "../policy/misfire";
 import { slotFor, tickDueTimes } from "../policy/schedule";
 import { insertOccurrenceRows, insertOutboxRows, type OutboxRow } from "./bulk-insert";
-import type { Db, Store } from "./client";
+import type { Store } from "./client";
+import { readControlScopes } from "./control-scopes";
 import { agentScope, tenantScope } from "./directory";
 import { CONTROLS_IN, type ControlRow, controlRecordOf } from "./outbox-sqlite";
 import { openRelease } from "./releases";
@@ -94,9 +95,7 @@ const outboxRowOf = (r: PlannedOccurrence, at: Date): OutboxRow => {
 export async function recordTicks(store: Store, ticks: Tick[], now: Date): Promise<TickBatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const fresh = store.sqlite
-        ? await recordSqlite(store.sqlite, ticks, now)
-        : await recordPrisma(store.db, ticks, now);
+      const fresh = store.sqlite ? await recordSqlite(store.sqlite, ticks, now) : await recordPrisma(store, ticks, now);
       const recover = new Map(fresh.filter((r) => r.missed && !r.gateHeld).map((r) => [r.trigger.id, r.trigger]));
       const releaseIds: string[] = [];
       for (const t of recover.values()) {
@@ -120,12 +119,12 @@ export async function recordTicks(store: Store, ticks: Tick[], now: Date): Promi
 /** The rows this batch inserted (a key that existed is already someone's), with their gate reading. */
 type Fresh = PlannedOccurrence & { gateHeld: boolean };
 
-async function recordPrisma(db: Db, ticks: Tick[], now: Date): Promise<Fresh[]> {
+async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Fresh[]> {
+  const db = store.db;
   const triggerIds = [...new Set(ticks.map((t) => t.triggerId))];
   const triggers = new Map((await db.trigger.findMany({ where: { id: { in: triggerIds } } })).map((t) => [t.id, t]));
   const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
-  const rows = await db.control.findMany({ where: { scope: { in: [...new Set(scopes)] } } });
-  const controls = new Map(rows.map((r) => [r.scope, r as ControlRecord]));
+  const controls = await readControlScopes(store, scopes);
   const plan = planTicks(triggers, controls, ticks);
   return db.$transaction(async (tx) => {
     const inserted = await insertOccurrenceRows(

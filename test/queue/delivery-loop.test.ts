@@ -7,10 +7,10 @@ import { httpTransport } from "../../src/queue/delivery/http-transport";
 import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
 import {
   type Claim,
-  claimDue,
+  claimDueItems,
   findOutboxItem,
   markAcknowledged,
-  markDispatched,
+  markDispatchedMany,
   planDelivery,
 } from "../../src/store/outbox";
 import { PROVIDERS } from "../support/databases";
@@ -111,11 +111,24 @@ describe.each(PROVIDERS)("the delivery loop on %s", (provider) => {
     await plan("a:1:lease");
     const db = h.ctx.store.db;
     const t0 = new Date();
-    const [first] = await claimDue(db, { now: t0, limit: 1, leaseMs: 1000, excludeAgents: [], excludeTenants: [] });
-    await markDispatched(db, first!, t0);
+    const store = h.ctx.store;
+    const [first] = await claimDueItems(store, {
+      now: t0,
+      limit: 1,
+      leaseMs: 1000,
+      excludeAgents: [],
+      excludeTenants: [],
+    });
+    await markDispatchedMany(store, [first!], t0);
     // The lease expires and another worker takes the item over.
     const later = new Date(t0.getTime() + 5000);
-    const [second] = await claimDue(db, { now: later, limit: 1, leaseMs: 1000, excludeAgents: [], excludeTenants: [] });
+    const [second] = await claimDueItems(store, {
+      now: later,
+      limit: 1,
+      leaseMs: 1000,
+      excludeAgents: [],
+      excludeTenants: [],
+    });
     expect(second?.leaseToken).not.toBe(first?.leaseToken);
     expect(await markAcknowledged(db, first as Claim, "late")).toBe(false);
     expect((await findOutboxItem(db, "a:1:lease"))?.state).toBe("DISPATCHED");
