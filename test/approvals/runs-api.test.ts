@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { packetDigest } from "../../src/policy/digest";
 import { asAgent, createWaitingRun, declareDestinations, GLOBEX_AGENT_KEY } from "../support/approvals";
+import { comingDay } from "../support/clock";
 import { createHarness, type Harness } from "../support/harness";
 
 const DESTINATION = "http://127.0.0.1:4000/actions";
-const NOW = new Date("2026-12-01T09:00:00Z");
-const DEADLINE = "2026-12-01T12:00:00Z";
+const NOW = comingDay(9);
+const DEADLINE = comingDay(12).toISOString();
 
 // The API's validation does not depend on the database; SQLite keeps these quick.
 describe("the runs API", () => {
@@ -46,7 +47,7 @@ describe("the runs API", () => {
       version: 1,
       digest: packetDigest({ a: "x", b: [1, 2] }),
       checkpoint: "awaiting-approval",
-      deadline: "2026-12-01T12:00:00.000Z",
+      deadline: DEADLINE,
       reviewers: ["rita"],
       vars: {},
       updatedAt: expect.any(String),

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expireRun } from "../../src/bot/handlers/expire-run";
 import { asAgent, createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
+import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type DemoUser, type Harness } from "../support/harness";
 
 const DESTINATION = "http://127.0.0.1:4000/actions";
-const T0 = new Date("2026-12-01T09:00:00Z");
-const DEADLINE = new Date("2026-12-01T12:00:00Z");
+const T0 = comingDay(9);
+const DEADLINE = comingDay(12);
 
 // issue 4: every row starts from a run waiting at version 3 with a deadline.
 describe.each(PROVIDERS)("the approval transition table on %s", (provider) => {

@@ -4,6 +4,7 @@ import { runRelease } from "../../src/queue/held/run-release";
 import { recordMissed } from "../../src/store/occurrences";
 import { openRecoveryRelease, openRelease } from "../../src/store/releases";
 import { upsertTrigger } from "../../src/store/triggers";
+import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 
@@ -18,7 +19,7 @@ describe.each(PROVIDERS)("two releases over the same held rows on %s", (provider
 
   it.each(["coalesce", "all"] as const)("plan each %s delivery once, whichever release wins", async (misfire) => {
     const db = h.ctx.store.db;
-    const now = new Date("2026-12-01T09:00:00Z");
+    const now = comingDay(9);
     for (const key of ["t1", "t2", "t3"]) {
       const trigger = await upsertTrigger(
         db,
