@@ -119,7 +119,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       sendable.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
     );
     const at = now();
-    const acked = results.filter((r) => r.outcome.kind === "acknowledged" && r.outcome.status === 200);
+    const plainAck = (r: (typeof results)[number]) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
+    const acked = results.filter(plainAck);
     if (acked.length) crash("before-acknowledge");
     await markAcknowledgedMany(
       store,
@@ -128,8 +129,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       at,
     );
     for (const { claim } of acked) await observe(claim.item);
-    for (const { claim, outcome } of results) {
-      if (acked.some((r) => r.claim === claim)) continue;
+    for (const { claim, outcome } of results.filter((r) => !plainAck(r))) {
       await settle(claim, outcome, at).catch((error: Error) =>
         log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
       );
@@ -217,7 +217,9 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const lanes = new Map<string, Claim[]>();
     for (const claim of claims) {
       const lane = `${claim.item.agentId}|${claim.item.destination}`;
-      lanes.set(lane, [...(lanes.get(lane) ?? []), claim]);
+      const queue = lanes.get(lane);
+      if (queue) queue.push(claim);
+      else lanes.set(lane, [claim]);
     }
     const depth = Math.max(0, ...[...lanes.values()].map((l) => l.length));
     let gate: Gate | null = null;
