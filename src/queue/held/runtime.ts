@@ -78,7 +78,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   }
 
   const ticks = createTickBatcher(store, now);
-  const tickThread = startTickThread({
+  const tickThread = await startTickThread({
     redisUrl: options.redisUrl,
     prefix,
     concurrency: options.triggerConcurrency ?? 300,

@@ -11,6 +11,9 @@ export interface TickThreadOptions {
   record(tick: { triggerId: string; millis: number }): Promise<void>;
 }
 
+/** Past this, start goes on without the thread's word (it keeps connecting, and logs what fails). */
+const READY_TIMEOUT_MS = 10_000;
+
 interface TickMessage {
   id: number;
   triggerId: string;
@@ -26,10 +29,20 @@ interface TickMessage {
  * by side (bench/held.ts). The database work stays here, on the bot's thread. A thread that dies is
  * started again; the jobs it held are stalled and BullMQ hands them out again (recording is idempotent).
  */
-export function startTickThread(options: TickThreadOptions): { close(): Promise<void> } {
+export async function startTickThread(options: TickThreadOptions): Promise<{ close(): Promise<void> }> {
   let closing = false;
   const exited = new WeakSet<Worker>();
   let thread = start();
+  // Ready means its BullMQ worker is connected: a tick due right after start is taken at once.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, READY_TIMEOUT_MS);
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    thread.on("message", (message: { ready?: boolean }) => message.ready && ready());
+    thread.on("exit", ready);
+  });
 
   function start(): Worker {
     const { redisUrl, prefix, concurrency } = options;
@@ -46,7 +59,7 @@ export function startTickThread(options: TickThreadOptions): { close(): Promise<
       });
     };
     worker.on("message", (message: { ticks?: TickMessage[]; log?: Record<string, unknown> }) => {
-      if (message.log) options.log.warn(message.log, "tick job failed");
+      if (message.log) options.log.warn(message.log, "tick thread reported a failure");
       for (const tick of message.ticks ?? []) {
         const millis =
           typeof tick.dueAt === "number"

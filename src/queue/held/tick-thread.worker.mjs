@@ -40,6 +40,10 @@ const worker = new Worker(
   },
   { connection: { url: redisUrl }, prefix, concurrency },
 );
+worker.waitUntilReady().then(
+  () => parentPort.postMessage({ ready: true }),
+  (error) => parentPort.postMessage({ ready: true, log: { err: error.message } }),
+);
 worker.on("failed", (job, error) => parentPort.postMessage({ log: { job: job?.name, err: error.message } }));
 worker.on("error", (error) => parentPort.postMessage({ log: { err: error.message } }));
 
