@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
 import type { Claim, ClaimOptions, OutboxItem, OutboxKind, OutboxState } from "./outbox";
-import { fromSqliteTime, type SqliteDirect, sqliteTime } from "./sqlite-direct";
+import { fromSqliteTime, type Sql, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 
 /**
  * The delivery hot path on SQLite (a single writer) through prepared statements: the same rules as the
@@ -78,8 +78,6 @@ export async function markAcknowledgedSqlite(
   });
 }
 
-export const CONTROLS_IN = `SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`;
-
 export type ScopedControl = ControlRecord & { scope: string; tenantId: string; agentId: string | null };
 
 /** Control records: the given scopes, or with `scopes` null every one that is not RUNNING. */
@@ -87,14 +85,22 @@ export async function readControlsSqlite(
   sqlite: SqliteDirect,
   scopes: string[] | null,
 ): Promise<Map<string, ScopedControl>> {
-  const rows =
-    scopes === null
-      ? await sqlite.read<ControlRow>(`SELECT * FROM "Control" WHERE "state" <> 'RUNNING'`)
-      : await sqlite.read<ControlRow>(CONTROLS_IN, JSON.stringify([...new Set(scopes)]));
-  return new Map(rows.map((row) => [row.scope, controlRecordOf(row)]));
+  if (scopes !== null) return sqlite.read((sql) => controlsIn(sql, scopes));
+  const rows = await sqlite.read((sql) => sql(`SELECT * FROM "Control" WHERE "state" <> 'RUNNING'`).all());
+  return controlMap(rows as ControlRow[]);
 }
 
-export interface ControlRow {
+/** The control records of the given scopes, by scope: the gate's input, read inside the caller's transaction. */
+export function controlsIn(sql: Sql, scopes: string[]): Map<string, ScopedControl> {
+  const rows = sql(`SELECT * FROM "Control" WHERE "scope" IN (SELECT value FROM json_each(?))`).all(
+    JSON.stringify([...new Set(scopes)]),
+  );
+  return controlMap(rows as ControlRow[]);
+}
+
+const controlMap = (rows: ControlRow[]) => new Map(rows.map((row) => [row.scope, controlRecordOf(row)]));
+
+interface ControlRow {
   scope: string;
   tenantId: string;
   agentId: string | null;
@@ -106,7 +112,7 @@ export interface ControlRow {
   until: string | null;
 }
 
-export const controlRecordOf = (row: ControlRow): ScopedControl => ({
+const controlRecordOf = (row: ControlRow): ScopedControl => ({
   scope: row.scope,
   tenantId: row.tenantId,
   agentId: row.agentId,

@@ -1,7 +1,7 @@
 import { gateVerdict } from "../policy/gate";
 import { type MisfirePolicy, planMisfire } from "../policy/misfire";
 import { agentScope, tenantScope } from "./directory";
-import { CONTROLS_IN, type ControlRow, controlRecordOf } from "./outbox-sqlite";
+import { controlsIn } from "./outbox-sqlite";
 import { type BatchOutcome, ReleaseRaceError } from "./releases";
 import { type SqliteDirect, sqliteTime } from "./sqlite-direct";
 
@@ -54,9 +54,7 @@ export async function releaseStepSqlite(
     ) as Array<{ triggerId: string; agentId: string }>;
     if (next.length === 0) return null;
     const scopes = [...new Set(next.map((n) => agentScope(n.agentId))), tenantScope(release.tenantId)];
-    const controls = new Map(
-      (sql(CONTROLS_IN).all(JSON.stringify(scopes)) as ControlRow[]).map((row) => [row.scope, controlRecordOf(row)]),
-    );
+    const controls = controlsIn(sql, scopes);
     const tenantControl = controls.get(tenantScope(release.tenantId));
     const shut = new Set(
       next.map((n) => n.agentId).filter((a) => gateVerdict(controls.get(agentScope(a)), tenantControl).held),

@@ -78,13 +78,13 @@ export async function releaseNextBatch(
   triggersPerStep: number,
 ): Promise<BatchOutcome> {
   const db = store.db;
+  // SQLite reads the release in the step's own transaction; the release is read here only to finish it.
+  const step = store.sqlite && (await releaseStepSqlite(store.sqlite, releaseId, gated, triggersPerStep));
+  if (step) return step;
   const release = await db.release.findUnique({ where: { id: releaseId } });
   if (!release || release.state === "DONE") return { kind: "finished", eventAgents: [] };
   const scope = release.agentId ? { agentId: release.agentId } : { tenantId: release.tenantId };
-  if (store.sqlite) {
-    const step = await releaseStepSqlite(store.sqlite, releaseId, gated, triggersPerStep);
-    return step ?? finish(db, releaseId, scope, gated);
-  }
+  if (store.sqlite) return finish(db, releaseId, scope, gated);
   const next = await db.occurrence.findFirst({
     where: { ...scope, state: "HELD", agentId: { notIn: [...gated] } },
     select: { agentId: true, triggerId: true },

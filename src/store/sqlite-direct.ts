@@ -10,6 +10,9 @@ import type { Database, Statement } from "better-sqlite3";
  * transactions (which would roll it back with theirs). Callers therefore pass synchronous bodies and never
  * call this from inside a Prisma transaction.
  */
+/** The cached prepared statement for a SQL text. */
+export type Sql = (text: string) => Statement;
+
 export class SqliteDirect {
   readonly #connection: () => Promise<Database>;
   readonly #statements = new Map<string, Statement>();
@@ -20,15 +23,15 @@ export class SqliteDirect {
   }
 
   /** Runs `body` as one immediate transaction; `sql(text)` gives the cached statement for the text. */
-  async atomically<T>(body: (sql: (text: string) => Statement) => T): Promise<T> {
+  async atomically<T>(body: (sql: Sql) => T): Promise<T> {
     const database = await this.#outsideTransactions();
     return database.transaction(() => body((text) => this.#statement(database, text))).immediate();
   }
 
-  /** One read statement on its own (SQLite gives it a consistent snapshot without a write lock). */
-  async read<T>(text: string, ...params: unknown[]): Promise<T[]> {
+  /** Reads without a transaction: each statement gets its own snapshot, and no write lock is taken. */
+  async read<T>(body: (sql: Sql) => T): Promise<T> {
     const database = await this.#outsideTransactions();
-    return this.#statement(database, text).all(...params) as T[];
+    return body((text) => this.#statement(database, text));
   }
 
   async #outsideTransactions(): Promise<Database> {

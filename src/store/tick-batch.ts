@@ -6,7 +6,7 @@ import { insertOccurrenceRows, insertOutboxRows, type OutboxRow } from "./bulk-i
 import type { Store } from "./client";
 import { readControlScopes } from "./control-scopes";
 import { agentScope, tenantScope } from "./directory";
-import { CONTROLS_IN, type ControlRow, controlRecordOf } from "./outbox-sqlite";
+import { controlsIn } from "./outbox-sqlite";
 import { openRelease } from "./releases";
 import { fromSqliteTime, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 import { cadenceOf } from "./triggers";
@@ -177,11 +177,8 @@ async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Pro
       Omit<TriggerRow, "lastDueAt"> & { lastDueAt: string | null }
     >;
     const triggers = new Map(found.map((t) => [t.id, { ...t, lastDueAt: fromSqliteTime(t.lastDueAt) }]));
-    const scopes = JSON.stringify(
-      [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]),
-    );
-    const controls = sql(CONTROLS_IN).all(scopes) as ControlRow[];
-    const plan = planTicks(triggers, new Map(controls.map((c) => [c.scope, controlRecordOf(c)])), ticks);
+    const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
+    const plan = planTicks(triggers, controlsIn(sql, scopes), ticks);
     const fresh: Fresh[] = [];
     for (const r of plan.rows) {
       const { tenantId, agentId } = r.trigger;
