@@ -12,12 +12,18 @@ console.log(
   `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}   (mean of ${held.rawRuns.map((r) => r.toFixed(0)).join(" before b and ")} after c)`,
 );
 console.log(
-  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${(held.gatedDeliveriesPerSec / held.rawJobsPerSec).toFixed(2)}`,
+  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${(held.gatedDeliveriesPerSec / held.rawJobsPerSec).toFixed(2)}   (second round; the cold first round ${held.gatedColdPerSec.toFixed(0)})`,
 );
 console.log(
   `  (c) release after resume, deliveries/s       ${fmt(held.releasePerSec)}   c/a = ${(held.releasePerSec / held.rawJobsPerSec).toFixed(2)}`,
 );
 console.log(`  duplicates ${held.duplicates}, lost ${held.lost}`);
+const cpu = held.cpuPerItem;
+const cpuLine = (name: string, c: { node: number; redis: number }) =>
+  `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
+console.log(
+  `  CPU µs per item, bench process + Redis: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}, ${cpuLine("(c)", cpu.c)}`,
+);
 await benchApprovals();
 await benchChat();
 process.exit(0); // pools and the wasm engine may keep the event loop alive
