@@ -23,9 +23,14 @@ export interface HeldBenchOptions {
 }
 
 export interface HeldBenchResult {
-  /** The mean of the two yardstick runs, one before (b) and one after (c): the machine drifts. */
+  /** The mean of the three yardstick runs: before (b), between (b) and (c), and after (c). */
   rawJobsPerSec: number;
-  rawRuns: [number, number];
+  rawRuns: [number, number, number];
+  /**
+   * Each phase against the yardstick runs on either side of it (the machine's speed drifts within a run):
+   * b over the mean of the first two, c over the mean of the last two.
+   */
+  ratios: { b: number; c: number };
   /** The steady state: the second of two equal rounds. */
   gatedDeliveriesPerSec: number;
   /** The first round, in a process whose threads have not compiled their hot code yet. */
@@ -225,6 +230,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     };
     const coldRound = await gatedRound(slot);
     const gated = await gatedRound(new Date(slot.getTime() + 60_000));
+    const rawBetween = await rawBullmq(options.redisUrl, total);
     const bKeys = [...coldRound.keys, ...gated.keys];
 
     // (c) release: a tenant-wide pause, perAgent held occurrences per agent (misfire "all"), then resume.
@@ -261,11 +267,15 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await ticks.close();
     await runtime.stop();
     const rawAfter = await rawBullmq(options.redisUrl, total);
-    const rawJobsPerSec = (rawBefore.rate + rawAfter.rate) / 2;
-    const mean = (k: "node" | "redis") => (rawBefore.cpu[k] + rawAfter.cpu[k]) / 2;
+    const raws = [rawBefore, rawBetween, rawAfter];
+    const mean = (k: "node" | "redis") => raws.reduce((sum, r) => sum + r.cpu[k], 0) / raws.length;
     return {
-      rawJobsPerSec,
-      rawRuns: [rawBefore.rate, rawAfter.rate],
+      rawJobsPerSec: raws.reduce((sum, r) => sum + r.rate, 0) / raws.length,
+      rawRuns: [rawBefore.rate, rawBetween.rate, rawAfter.rate],
+      ratios: {
+        b: gated.rate / ((rawBefore.rate + rawBetween.rate) / 2),
+        c: releasePerSec / ((rawBetween.rate + rawAfter.rate) / 2),
+      },
       gatedDeliveriesPerSec: gated.rate,
       gatedColdPerSec: coldRound.rate,
       releasePerSec,

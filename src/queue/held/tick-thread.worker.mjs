@@ -38,7 +38,9 @@ const worker = new Worker(
     });
     if (answer.error) throw new Error(answer.error);
   },
-  { connection: { url: redisUrl }, prefix, concurrency },
+  // Auto-pipelining: a committed batch completes its jobs in one turn, and their moveToFinished calls then
+  // reach Redis in one write instead of one each (Redis CPU per gated delivery fell about a tenth).
+  { connection: { url: redisUrl, enableAutoPipelining: true }, prefix, concurrency },
 );
 worker.waitUntilReady().then(
   () => parentPort.postMessage({ ready: true }),
