@@ -143,4 +143,15 @@ describe.each(PROVIDERS)("the delivery loop on %s", (provider) => {
     expect(receiver.calls).toHaveLength(60);
     expect(new Set(receiver.calls.map((c) => c.key)).size).toBe(60);
   });
+
+  it("keeps a lane in order while rounds overlap: a round never claims an agent another round holds", async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `lane:${String(i).padStart(3, "0")}`);
+    for (const key of keys) await plan(key);
+    receiver.behave = () => ({ kind: "slow", ms: 15 });
+    const loop = loopOf({ batchSize: 4, roundsInFlight: 3, pollMs: 20 });
+    loop.start();
+    await receiver.waitForCalls(keys.length, 20_000);
+    await loop.stop();
+    expect(receiver.calls.map((c) => c.key)).toEqual(keys);
+  });
 });

@@ -34,6 +34,13 @@ export interface DeliveryLoopOptions {
    * going from 200 to 500 once the SQLite hot path was on prepared statements).
    */
   batchSize?: number;
+  /**
+   * Rounds under way at once while polling. Default 3: a release sends each agent's items one after
+   * another, so a round spends most of its time waiting on its waves, and the next round's claim and
+   * marks go on meanwhile (bench/held.ts). A round never claims an agent that another round still holds,
+   * so the items of a lane still go one after another.
+   */
+  roundsInFlight?: number;
   /** How long a claim is exclusive; a worker that dies leaves the item claimable after this. Default 30 s. */
   leaseMs?: number;
   retry?: RetryPolicy;
@@ -195,21 +202,26 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     if ((await transport.lookup(lookupUrl, item.id)) === "present") await markObserved(db, item.id, now());
   }
 
-  async function runOnce(): Promise<number> {
-    let claims: Claim[];
+  /** Agents held by a round under way (a count per agent), left out of other rounds' claims. */
+  const busyAgents = new Map<string, number>();
+
+  async function claimRound(): Promise<Claim[]> {
     try {
       const paused = await pausedScopes(store);
-      claims = await claimDueItems(store, {
+      return await claimDueItems(store, {
         now: now(),
         limit: options.batchSize ?? 500,
         leaseMs,
-        excludeAgents: paused.agents,
+        excludeAgents: [...paused.agents, ...busyAgents.keys()],
         excludeTenants: paused.tenants,
       });
     } catch (error) {
       log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
-      return 0;
+      return [];
     }
+  }
+
+  async function sendRound(claims: Claim[]): Promise<void> {
     // Items of one agent to one destination go one after another, in claim order (due order for a
     // release): wave k holds the k-th item of every lane. Different lanes go out concurrently. The gate is
     // read before the first wave and again once it is GATE_MAX_AGE_MS old, so a pause that lands during a
@@ -235,23 +247,62 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         log.warn({ err: error.message }, "after-round step failed"),
       );
     }
-    return claims.length;
+  }
+
+  /** Claims a round and starts sending it; its agents stay out of other claims until it is done. */
+  async function startRound(): Promise<{ claimed: number; done: Promise<void> }> {
+    const claims = await claimRound();
+    const agents = [...new Set(claims.map((c) => c.item.agentId))];
+    for (const agent of agents) busyAgents.set(agent, (busyAgents.get(agent) ?? 0) + 1);
+    const done = sendRound(claims)
+      .catch((error: Error) => log.error({ err: error.message }, "delivery round failed"))
+      .finally(() => {
+        for (const agent of agents) {
+          const count = (busyAgents.get(agent) ?? 1) - 1;
+          if (count > 0) busyAgents.set(agent, count);
+          else busyAgents.delete(agent);
+        }
+      });
+    return { claimed: claims.length, done };
+  }
+
+  async function runOnce(): Promise<number> {
+    const round = await startRound();
+    await round.done;
+    return round.claimed;
+  }
+
+  /** Waits for the poll interval, a nudge, or (when given) a round to finish. */
+  function idle(roundFinished?: Promise<unknown>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.pollMs ?? 200);
+      const wakeUp = () => {
+        clearTimeout(timer);
+        if (wake === wakeUp) wake = null;
+        resolve();
+      };
+      wake = wakeUp;
+      roundFinished?.then(wakeUp);
+    });
   }
 
   async function poll(): Promise<void> {
+    const rounds = new Set<Promise<void>>();
+    const limit = Math.max(1, options.roundsInFlight ?? 3);
     while (!stopped) {
-      const claimed = await runOnce();
-      if (claimed === 0 && !stopped) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, options.pollMs ?? 200);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
+      if (rounds.size >= limit) {
+        await Promise.race(rounds);
+        continue;
+      }
+      const round = await startRound();
+      if (round.claimed > 0) {
+        const done = round.done.finally(() => rounds.delete(done));
+        rounds.add(done);
+      } else if (!stopped) {
+        await idle(rounds.size ? Promise.race(rounds) : undefined);
       }
     }
+    await Promise.all(rounds);
   }
 
   let running: Promise<void> | null = null;
