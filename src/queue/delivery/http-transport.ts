@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
 import type { OutboxItem } from "../../store/outbox";
+import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
 
 export type LookupAnswer = "present" | "absent" | "unknown";
 
@@ -32,7 +33,10 @@ function postThread(timeoutMs: number) {
   let outgoing: Array<{ id: number; destination: string; body: string; headers: Record<string, string> }> = [];
 
   const start = () => {
-    const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), { workerData: { timeoutMs } });
+    const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), {
+      workerData: { timeoutMs },
+      resourceLimits: THREAD_RESOURCE_LIMITS,
+    });
     thread.unref(); // an idle delivery thread never keeps the process alive
     thread.on("message", (results: PostResult[]) => {
       for (const result of results) {

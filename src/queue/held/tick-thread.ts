@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
+import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
 import { scheduledMillis } from "./job-ids";
 
 export interface TickThreadOptions {
@@ -48,6 +49,7 @@ export async function startTickThread(options: TickThreadOptions): Promise<{ clo
     const { redisUrl, prefix, concurrency } = options;
     const worker = new Worker(new URL("./tick-thread.worker.mjs", import.meta.url), {
       workerData: { redisUrl, prefix, concurrency },
+      resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     // Answers of one turn (a committed batch resolves all its ticks together) go back as one message.
     let answers: Array<{ id: number; error?: string }> = [];
