@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { Db } from "./client";
-import type { Claim, ClaimOptions, OutboxItem } from "./outbox";
+import { type Claim, type ClaimOptions, claimExcludedAgents, type OutboxItem } from "./outbox";
 
 /**
  * The PostgreSQL claim (design.md section 6): one statement picks due rows with `FOR UPDATE SKIP LOCKED`
@@ -39,7 +39,7 @@ export async function claimDuePostgres(db: Db, options: ClaimOptions): Promise<C
   const leased = await db.$queryRawUnsafe<Array<{ id: string; leaseToken: string; leaseAttemptId: string }>>(
     CLAIM_SQL,
     options.now.toISOString(),
-    JSON.stringify(options.excludeAgents),
+    JSON.stringify(claimExcludedAgents(options)),
     JSON.stringify(options.excludeTenants),
     options.limit,
     leaseExpiresAt.toISOString(),

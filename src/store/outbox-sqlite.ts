@@ -1,6 +1,13 @@
 import crypto from "node:crypto";
 import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
-import type { Claim, ClaimOptions, OutboxItem, OutboxKind, OutboxState } from "./outbox";
+import {
+  type Claim,
+  type ClaimOptions,
+  claimExcludedAgents,
+  type OutboxItem,
+  type OutboxKind,
+  type OutboxState,
+} from "./outbox";
 import { fromSqliteTime, type Sql, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 
 /**
@@ -39,7 +46,7 @@ export async function claimDueSqlite(sqlite: SqliteDirect, options: ClaimOptions
         at,
         at,
         at,
-        JSON.stringify(options.excludeAgents),
+        JSON.stringify(claimExcludedAgents(options)),
         JSON.stringify(options.excludeTenants),
         options.limit,
       ) as OutboxRow[],

@@ -78,7 +78,18 @@ export interface ClaimOptions {
   leaseMs: number;
   excludeAgents: string[];
   excludeTenants: string[];
+  /**
+   * Agents that rounds under way hold, read as the claim's statement runs: a round handed over while the
+   * claim waited for the connection is seen, so its lanes' later items are not taken around it.
+   */
+  heldAgents?: () => Iterable<string>;
 }
+
+/** The agents a claim leaves out, as its statement runs. */
+export const claimExcludedAgents = (options: ClaimOptions): string[] => [
+  ...options.excludeAgents,
+  ...(options.heldAgents?.() ?? []),
+];
 
 export interface Claim {
   item: OutboxItem;

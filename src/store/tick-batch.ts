@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { ControlRecord } from "../policy/control";
 import { gateVerdict } from "../policy/gate";
 import { occurrenceKey } from "../policy/misfire";
@@ -6,9 +7,10 @@ import { insertOccurrenceRows, insertOutboxRows, type OutboxRow } from "./bulk-i
 import type { Store } from "./client";
 import { readControlScopes } from "./control-scopes";
 import { agentScope, tenantScope } from "./directory";
+import type { Claim } from "./outbox";
 import { controlsIn } from "./outbox-sqlite";
 import { openRelease } from "./releases";
-import { fromSqliteTime, type SqliteDirect, sqliteTime } from "./sqlite-direct";
+import { fromSqliteTime, type Sql, type SqliteDirect, sqliteTime } from "./sqlite-direct";
 import { cadenceOf } from "./triggers";
 
 export interface Tick {
@@ -19,6 +21,17 @@ export interface Tick {
 export interface TickBatchResult {
   planned: number;
   releaseIds: string[];
+  /** Deliveries leased as they were planned (see `TickIntake`): the caller sends them. */
+  claims: Claim[];
+}
+
+/**
+ * Lease a fresh delivery as it is planned, in the transaction that read the gate open, so the caller sends
+ * it without claiming it again (SQLite). Only a delivery whose lane (agent and destination) has nothing
+ * else planned or in flight is taken this way; the rest wait for the delivery loop's claim, in order.
+ */
+export interface TickIntake {
+  leaseMs: number;
 }
 
 interface TriggerRow {
@@ -92,10 +105,17 @@ const outboxRowOf = (r: PlannedOccurrence, at: Date): OutboxRow => {
  * follows the misfire policy through a release of its own, opened right after the commit (a crash in
  * between leaves HELD rows with an open gate, which the orphaned-hold recovery releases).
  */
-export async function recordTicks(store: Store, ticks: Tick[], now: Date): Promise<TickBatchResult> {
+export async function recordTicks(
+  store: Store,
+  ticks: Tick[],
+  now: Date,
+  intake?: TickIntake,
+): Promise<TickBatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const fresh = store.sqlite ? await recordSqlite(store.sqlite, ticks, now) : await recordPrisma(store, ticks, now);
+      const { fresh, claims } = store.sqlite
+        ? await recordSqlite(store.sqlite, ticks, now, intake)
+        : { fresh: await recordPrisma(store, ticks, now), claims: [] };
       const recover = new Map(fresh.filter((r) => r.missed && !r.gateHeld).map((r) => [r.trigger.id, r.trigger]));
       const releaseIds: string[] = [];
       for (const t of recover.values()) {
@@ -108,7 +128,7 @@ export async function recordTicks(store: Store, ticks: Tick[], now: Date): Promi
         };
         releaseIds.push(await store.db.$transaction((tx) => openRelease(tx, request)));
       }
-      return { planned: fresh.filter((r) => r.state === "PLANNED").length, releaseIds };
+      return { planned: fresh.filter((r) => r.state === "PLANNED").length, releaseIds, claims };
     } catch (error) {
       // Another process recorded one of these keys at the same moment: the retry finds the row.
       if ((error as { code?: string }).code !== "P2002" || attempt >= 3) throw error;
@@ -164,13 +184,22 @@ async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Fre
 
 const INSERT_OCCURRENCE = `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
-const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
+const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt", "leaseToken", "leaseAttemptId", "leaseExpiresAt")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
+/** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
+const BUSY_LANES = `SELECT DISTINCT "agentId", "destination" FROM "OutboxItem"
+  WHERE "agentId" IN (SELECT value FROM json_each(?)) AND "state" IN ('PLANNED', 'DISPATCHED')`;
 const ADVANCE_TRIGGER = `UPDATE "Trigger" SET "lastDueAt" = ?, "updatedAt" = ? WHERE "id" = ? AND ("lastDueAt" IS NULL OR "lastDueAt" < ?)`;
 
 /** The same batch as one synchronous SQLite transaction: the gate is read in the transaction that writes. */
-async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Promise<Fresh[]> {
+async function recordSqlite(
+  sqlite: SqliteDirect,
+  ticks: Tick[],
+  now: Date,
+  intake: TickIntake | undefined,
+): Promise<{ fresh: Fresh[]; claims: Claim[] }> {
   const at = sqliteTime(now);
+  const lease = intake && { token: crypto.randomUUID(), expiresAt: new Date(now.getTime() + intake.leaseMs) };
   return sqlite.atomically((sql) => {
     const ids = JSON.stringify([...new Set(ticks.map((t) => t.triggerId))]);
     const found = sql(`SELECT * FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`).all(ids) as Array<
@@ -179,7 +208,9 @@ async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Pro
     const triggers = new Map(found.map((t) => [t.id, { ...t, lastDueAt: fromSqliteTime(t.lastDueAt) }]));
     const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
     const plan = planTicks(triggers, controlsIn(sql, scopes), ticks);
+    const takeAtOnce = lease ? freeLanes(sql, plan.rows) : new Set<string>();
     const fresh: Fresh[] = [];
+    const claims: Claim[] = [];
     for (const r of plan.rows) {
       const { tenantId, agentId } = r.trigger;
       const outboxId = r.state === "PLANNED" ? r.id : null;
@@ -188,9 +219,57 @@ async function recordSqlite(sqlite: SqliteDirect, ticks: Tick[], now: Date): Pro
       fresh.push({ ...r, gateHeld: plan.held(r.trigger) });
       if (r.state !== "PLANNED") continue;
       const o = outboxRowOf(r, now);
-      sql(INSERT_OUTBOX).run(o.id, o.kind, o.tenantId, o.agentId, o.destination, o.contract, o.payload, at, at, at);
+      const leased = lease && takeAtOnce.has(r.id) ? lease : null;
+      const leaseColumns = leased ? [leased.token, leased.token, sqliteTime(leased.expiresAt)] : [null, null, null];
+      const values = [o.id, o.kind, o.tenantId, o.agentId, o.destination, o.contract, o.payload, at, at, at];
+      if (sql(INSERT_OUTBOX).run(...values, ...leaseColumns).changes === 1 && leased) {
+        claims.push(leasedClaim(o, now, leased.token, leased.expiresAt));
+      }
     }
     for (const [id, dueAt] of plan.latest) sql(ADVANCE_TRIGGER).run(sqliteTime(dueAt), at, id, sqliteTime(dueAt));
-    return fresh;
+    return { fresh, claims };
   });
 }
+
+/** The planned rows that are alone in their lane: nothing there in the outbox, and no other row of the batch. */
+function freeLanes(sql: Sql, rows: PlannedOccurrence[]): Set<string> {
+  const planned = rows.filter((r) => r.state === "PLANNED");
+  const laneOf = (agentId: string, destination: string) => `${agentId}|${destination}`;
+  const agents = JSON.stringify([...new Set(planned.map((r) => r.trigger.agentId))]);
+  const busy = sql(BUSY_LANES).all(agents) as Array<{ agentId: string; destination: string }>;
+  const taken = new Map(busy.map((b) => [laneOf(b.agentId, b.destination), 2]));
+  for (const r of planned) {
+    const lane = laneOf(r.trigger.agentId, r.trigger.destination);
+    taken.set(lane, (taken.get(lane) ?? 0) + 1);
+  }
+  return new Set(
+    planned.filter((r) => taken.get(laneOf(r.trigger.agentId, r.trigger.destination)) === 1).map((r) => r.id),
+  );
+}
+
+const leasedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({
+  item: {
+    id: o.id,
+    kind: "trigger",
+    tenantId: o.tenantId,
+    agentId: o.agentId,
+    runId: null,
+    digest: null,
+    destination: o.destination,
+    contract: o.contract,
+    payload: o.payload,
+    state: "PLANNED",
+    attempts: 0,
+    leaseToken,
+    leaseAttemptId: leaseToken,
+    leaseExpiresAt,
+    firstDispatchedAt: null,
+    lastAttemptAt: null,
+    lastResult: null,
+    nextAttemptAt: now,
+    observedAt: null,
+    createdAt: now,
+  },
+  leaseToken,
+  attemptId: crypto.randomUUID(),
+});

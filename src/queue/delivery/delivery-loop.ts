@@ -68,6 +68,10 @@ export interface DeliveryLoop {
   nudge(): void;
   /** One claim-and-send round; returns how many items were claimed. */
   runOnce(): Promise<number>;
+  /** Sends items leased elsewhere (a tick batch leases what it plans into a free lane) as a round of their own. */
+  deliver(claims: Claim[]): void;
+  /** How long a claim is exclusive, for whoever leases items for `deliver`. */
+  readonly leaseMs: number;
   /** Stops claiming; sends already under way finish first. */
   stop(): Promise<void>;
 }
@@ -212,7 +216,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         now: now(),
         limit: options.batchSize ?? 500,
         leaseMs,
-        excludeAgents: [...paused.agents, ...busyAgents.keys()],
+        excludeAgents: paused.agents,
+        heldAgents: () => busyAgents.keys(),
         excludeTenants: paused.tenants,
       });
     } catch (error) {
@@ -249,12 +254,17 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     }
   }
 
-  /** Claims a round and starts sending it; its agents stay out of other claims until it is done. */
+  /** Claims a round and starts sending it. */
   async function startRound(): Promise<{ claimed: number; done: Promise<void> }> {
     const claims = await claimRound();
+    return { claimed: claims.length, done: sendHeld(claims) };
+  }
+
+  /** Sends a round's claims; their agents stay out of other claims until it is done. */
+  function sendHeld(claims: Claim[]): Promise<void> {
     const agents = [...new Set(claims.map((c) => c.item.agentId))];
     for (const agent of agents) busyAgents.set(agent, (busyAgents.get(agent) ?? 0) + 1);
-    const done = sendRound(claims)
+    return sendRound(claims)
       .catch((error: Error) => log.error({ err: error.message }, "delivery round failed"))
       .finally(() => {
         for (const agent of agents) {
@@ -263,8 +273,10 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
           else busyAgents.delete(agent);
         }
       });
-    return { claimed: claims.length, done };
   }
+
+  /** Rounds of items leased elsewhere, still under way (stop waits for them). */
+  const delivering = new Set<Promise<void>>();
 
   async function runOnce(): Promise<number> {
     const round = await startRound();
@@ -305,6 +317,17 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     await Promise.all(rounds);
   }
 
+  function deliver(claims: Claim[]): void {
+    if (claims.length === 0) return;
+    if (stopped) {
+      // Stopping: give the items back at once rather than at lease expiry.
+      for (const claim of claims) releaseLease(db, claim).catch(() => {});
+      return;
+    }
+    const done: Promise<void> = sendHeld(claims).finally(() => delivering.delete(done));
+    delivering.add(done);
+  }
+
   let running: Promise<void> | null = null;
   return {
     start() {
@@ -312,10 +335,13 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     },
     nudge: () => wake?.(),
     runOnce,
+    deliver,
+    leaseMs,
     async stop() {
       stopped = true;
       wake?.();
       await running;
+      await Promise.all(delivering);
       if (!options.transport) await transport.close?.();
     },
   };

@@ -77,17 +77,23 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     for (const { scope } of await drainingScopes(db)) await settleDrain(db, scope, now());
   }
 
-  const ticks = createTickBatcher(store, now);
+  const ticks = createTickBatcher({
+    store,
+    now,
+    // Deliveries a batch could lease at once go straight to the loop, without a claim of their own.
+    intake: { leaseMs: delivery.leaseMs },
+    async committed(result) {
+      if (result.claims.length) delivery.deliver(result.claims);
+      if (result.planned > result.claims.length) delivery.nudge();
+      for (const releaseId of result.releaseIds) await jobs.release(releaseId);
+    },
+  });
   const tickThread = await startTickThread({
     redisUrl: options.redisUrl,
     prefix,
     concurrency: options.triggerConcurrency ?? 300,
     log,
-    async record(tick) {
-      const result = await ticks.add(tick);
-      if (result.planned) delivery.nudge();
-      for (const releaseId of result.releaseIds) await jobs.release(releaseId);
-    },
+    record: (tick) => ticks.add(tick),
   });
 
   const afterBatch = async (releaseId: string) => {

@@ -1,17 +1,28 @@
 import type { Store } from "../../store/client";
-import { recordTicks, type Tick, type TickBatchResult } from "../../store/tick-batch";
+import { recordTicks, type Tick, type TickBatchResult, type TickIntake } from "../../store/tick-batch";
 
 export interface TickBatcher {
-  /** Resolves once the tick's occurrence is committed (with the others of its batch). */
-  add(tick: Tick): Promise<TickBatchResult>;
+  /** Resolves once the tick's occurrence is committed (with the others of its batch) and handed on. */
+  add(tick: Tick): Promise<void>;
+}
+
+export interface TickBatcherOptions {
+  store: Store;
+  now: () => Date;
+  intake?: TickIntake;
+  /** Once per committed batch, before its ticks resolve: start what the batch planned. */
+  committed(result: TickBatchResult): Promise<void>;
+  maxBatch?: number;
+  maxWaitMs?: number;
 }
 
 /**
  * Group commit for scheduler ticks: the worker runs many jobs at once, and their ticks share one
  * transaction. A job completes only after its batch committed, so a crash loses no acknowledged tick.
  */
-export function createTickBatcher(store: Store, now: () => Date, maxBatch = 200, maxWaitMs = 2): TickBatcher {
-  let pending: Array<{ tick: Tick; resolve: (r: TickBatchResult) => void; reject: (e: unknown) => void }> = [];
+export function createTickBatcher(options: TickBatcherOptions): TickBatcher {
+  const { store, now, maxBatch = 200, maxWaitMs = 2 } = options;
+  let pending: Array<{ tick: Tick; resolve: () => void; reject: (e: unknown) => void }> = [];
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
     if (timer) clearTimeout(timer);
@@ -22,14 +33,17 @@ export function createTickBatcher(store: Store, now: () => Date, maxBatch = 200,
       store,
       batch.map((p) => p.tick),
       now(),
-    ).then(
-      (result) => {
-        for (const p of batch) p.resolve(result);
-      },
-      (error: unknown) => {
-        for (const p of batch) p.reject(error);
-      },
-    );
+      options.intake,
+    )
+      .then(options.committed)
+      .then(
+        () => {
+          for (const p of batch) p.resolve();
+        },
+        (error: unknown) => {
+          for (const p of batch) p.reject(error);
+        },
+      );
   };
   return {
     add(tick) {

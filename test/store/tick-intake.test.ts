@@ -1,0 +1,123 @@
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pauseAgent } from "../../src/bot/handlers/pause";
+import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
+import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
+import { claimDueItems, findOutboxItem, planDelivery } from "../../src/store/outbox";
+import { recordTicks } from "../../src/store/tick-batch";
+import { upsertTrigger } from "../../src/store/triggers";
+import { PROVIDERS } from "../support/databases";
+import { startEffectReceiver } from "../support/effect-receiver";
+import { createHarness, type Harness } from "../support/harness";
+
+const MINUTE = 60_000;
+const intake = { leaseMs: 30_000 };
+const log = pino({ level: "silent" });
+
+describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) => {
+  let h: Harness;
+  let agent: KnownAgent;
+  const slot = Math.floor(Date.now() / MINUTE) * MINUTE;
+
+  beforeEach(async () => {
+    h = await createHarness(provider);
+    agent = (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!;
+  });
+  afterEach(() => h.close());
+
+  const trigger = (key: string, destination: string) =>
+    upsertTrigger(
+      h.ctx.store.db,
+      {
+        tenantId: "acme",
+        agentId: agent.id,
+        key,
+        everyMs: MINUTE,
+        cron: null,
+        tz: null,
+        payload: { key },
+        destination,
+        misfire: "all",
+        contract: "none",
+      },
+      new Date(slot - MINUTE),
+    );
+  const claim = () =>
+    claimDueItems(h.ctx.store, { now: new Date(), limit: 50, leaseMs: 30_000, excludeAgents: [], excludeTenants: [] });
+
+  it("leases a delivery into a free lane in the tick's own transaction, and no claim takes it again", async () => {
+    const t = await trigger("brief", "http://127.0.0.1:9/brief");
+    const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+    if (provider === "postgresql") {
+      // PostgreSQL has no intake: the delivery waits for the loop's claim.
+      expect(result.claims).toEqual([]);
+      expect((await claim()).map((c) => c.item.id)).toEqual([`${agent.id}:brief:${new Date(slot).toISOString()}`]);
+      return;
+    }
+    expect(result.claims).toHaveLength(1);
+    const [leased] = result.claims;
+    const row = await findOutboxItem(h.ctx.store.db, leased!.item.id);
+    expect(row).toMatchObject({ state: "PLANNED", leaseToken: leased!.leaseToken, payload: leased!.item.payload });
+    expect(await claim()).toEqual([]);
+  });
+
+  it.runIf(provider === "sqlite")("leaves a delivery for the claim when its lane already has one waiting", async () => {
+    const t = await trigger("brief", "http://127.0.0.1:9/shared");
+    const waiting = { kind: "action" as const, tenantId: "acme", agentId: agent.id, contract: "none" };
+    await planDelivery(h.ctx.store.db, {
+      ...waiting,
+      id: "earlier",
+      destination: "http://127.0.0.1:9/shared",
+      payload: {},
+    });
+    const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+    expect(result.claims).toEqual([]);
+    expect(result.planned).toBe(1);
+    // The earlier item goes first; the tick's waits in the same lane.
+    expect((await claim()).map((c) => c.item.id)).toEqual([
+      "earlier",
+      `${agent.id}:brief:${new Date(slot).toISOString()}`,
+    ]);
+  });
+
+  it.runIf(provider === "sqlite")("leases none of a batch's deliveries that share a lane", async () => {
+    const a = await trigger("a", "http://127.0.0.1:9/same");
+    const b = await trigger("b", "http://127.0.0.1:9/same");
+    const c = await trigger("c", "http://127.0.0.1:9/other");
+    const ticks = [a, b, c].map((t) => ({ triggerId: t.id, millis: slot }));
+    const result = await recordTicks(h.ctx.store, ticks, new Date(), intake);
+    expect(result.planned).toBe(3);
+    expect(result.claims.map((cl) => cl.item.destination)).toEqual(["http://127.0.0.1:9/other"]);
+  });
+
+  it.runIf(provider === "sqlite")("sends a lane's later item only after the leased one, through the loop", async () => {
+    const receiver = await startEffectReceiver();
+    const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+    try {
+      receiver.behave = (call) => (call.key === "later" ? { kind: "ok" } : { kind: "slow", ms: 300 });
+      const t = await trigger("brief", `${receiver.url}/lane`);
+      const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+      expect(claims).toHaveLength(1);
+      const later = { kind: "action" as const, tenantId: "acme", agentId: agent.id, contract: "none", payload: {} };
+      await planDelivery(h.ctx.store.db, { ...later, id: "later", destination: `${receiver.url}/lane` });
+      loop.deliver(claims);
+      loop.start();
+      await receiver.waitForCalls(2, 10_000);
+      const [first, second] = receiver.calls;
+      expect([first!.key, second!.key]).toEqual([claims[0]!.item.id, "later"]);
+      // The later item waited for the leased one's answer (held 300 ms), not just for its start.
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(250);
+    } finally {
+      await loop.stop();
+      await receiver.close();
+    }
+  });
+
+  it("leases nothing for a paused agent: the occurrence is held", async () => {
+    const t = await trigger("brief", "http://127.0.0.1:9/brief");
+    const alice = (await h.ctx.store.db.user.findUnique({ where: { id: "acme:alice" } })) as KnownUser;
+    expect((await pauseAgent(h.ctx, { user: alice, agent, reason: "vacation", until: null })).kind).toBe("paused");
+    const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+    expect(result).toMatchObject({ planned: 0, claims: [] });
+  });
+});
