@@ -237,14 +237,11 @@ function freeLanes(sql: Sql, rows: PlannedOccurrence[]): Set<string> {
   const laneOf = (agentId: string, destination: string) => `${agentId}|${destination}`;
   const agents = JSON.stringify([...new Set(planned.map((r) => r.trigger.agentId))]);
   const busy = sql(BUSY_LANES).all(agents) as Array<{ agentId: string; destination: string }>;
-  const taken = new Map(busy.map((b) => [laneOf(b.agentId, b.destination), 2]));
-  for (const r of planned) {
-    const lane = laneOf(r.trigger.agentId, r.trigger.destination);
-    taken.set(lane, (taken.get(lane) ?? 0) + 1);
-  }
-  return new Set(
-    planned.filter((r) => taken.get(laneOf(r.trigger.agentId, r.trigger.destination)) === 1).map((r) => r.id),
-  );
+  // Rows per lane; a lane with work already in the outbox counts as full whatever the batch holds.
+  const perLane = new Map(busy.map((b) => [laneOf(b.agentId, b.destination), Number.POSITIVE_INFINITY]));
+  const laneOfRow = (r: PlannedOccurrence) => laneOf(r.trigger.agentId, r.trigger.destination);
+  for (const r of planned) perLane.set(laneOfRow(r), (perLane.get(laneOfRow(r)) ?? 0) + 1);
+  return new Set(planned.filter((r) => perLane.get(laneOfRow(r)) === 1).map((r) => r.id));
 }
 
 const leasedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({

@@ -208,6 +208,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
 
   /** Agents held by a round under way (a count per agent), left out of other rounds' claims. */
   const busyAgents = new Map<string, number>();
+  /** Rounds of items leased elsewhere (`deliver`), still under way: stop waits for them. */
+  const delivering = new Set<Promise<void>>();
 
   async function claimRound(): Promise<Claim[]> {
     try {
@@ -257,11 +259,11 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   /** Claims a round and starts sending it. */
   async function startRound(): Promise<{ claimed: number; done: Promise<void> }> {
     const claims = await claimRound();
-    return { claimed: claims.length, done: sendHeld(claims) };
+    return { claimed: claims.length, done: runRound(claims) };
   }
 
-  /** Sends a round's claims; their agents stay out of other claims until it is done. */
-  function sendHeld(claims: Claim[]): Promise<void> {
+  /** Sends a round's claims, holding their agents out of other claims until it is done. */
+  function runRound(claims: Claim[]): Promise<void> {
     const agents = [...new Set(claims.map((c) => c.item.agentId))];
     for (const agent of agents) busyAgents.set(agent, (busyAgents.get(agent) ?? 0) + 1);
     return sendRound(claims)
@@ -274,9 +276,6 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         }
       });
   }
-
-  /** Rounds of items leased elsewhere, still under way (stop waits for them). */
-  const delivering = new Set<Promise<void>>();
 
   async function runOnce(): Promise<number> {
     const round = await startRound();
@@ -321,10 +320,14 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     if (claims.length === 0) return;
     if (stopped) {
       // Stopping: give the items back at once rather than at lease expiry.
-      for (const claim of claims) releaseLease(db, claim).catch(() => {});
+      for (const claim of claims) {
+        releaseLease(db, claim).catch((error: Error) =>
+          log.warn({ key: claim.item.id, err: error.message }, "lease not given back; it expires instead"),
+        );
+      }
       return;
     }
-    const done: Promise<void> = sendHeld(claims).finally(() => delivering.delete(done));
+    const done: Promise<void> = runRound(claims).finally(() => delivering.delete(done));
     delivering.add(done);
   }
 
