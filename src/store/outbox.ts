@@ -58,17 +58,21 @@ export async function planDelivery(db: Db | Tx, item: PlannedDelivery): Promise<
   });
 }
 
-/** Agents and tenants whose records say they are not RUNNING: their items are not even claimed. */
-export async function pausedScopes(store: Store): Promise<{ agents: string[]; tenants: string[] }> {
+/**
+ * Agents and tenants whose records say they are not RUNNING: their items are not even claimed. `draining`
+ * names the scopes of those records that wait for their in-flight work (cheap to ask after every round).
+ */
+export async function pausedScopes(store: Store): Promise<{ agents: string[]; tenants: string[]; draining: string[] }> {
   const rows = store.sqlite
     ? [...(await readControlsSqlite(store.sqlite, null)).values()]
     : await store.db.control.findMany({
         where: { state: { not: "RUNNING" } },
-        select: { agentId: true, tenantId: true, scope: true },
+        select: { agentId: true, tenantId: true, scope: true, state: true },
       });
   return {
     agents: rows.filter((r) => r.agentId).map((r) => r.agentId!),
     tenants: rows.filter((r) => r.scope.startsWith("tenant:")).map((r) => r.tenantId),
+    draining: rows.filter((r) => r.state === "DRAINING").map((r) => r.scope),
   };
 }
 

@@ -2,8 +2,9 @@ import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Store } from "../../store/client";
-import { drainingScopes, settleDrain } from "../../store/drain";
+import { settleDrain } from "../../store/drain";
 import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
+import { pausedScopes } from "../../store/outbox";
 import { findTrigger } from "../../store/triggers";
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
@@ -74,7 +75,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   });
 
   async function settleAllDrains(): Promise<void> {
-    for (const { scope } of await drainingScopes(db)) await settleDrain(db, scope, now());
+    for (const scope of (await pausedScopes(store)).draining) await settleDrain(db, scope, now());
   }
 
   const ticks = createTickBatcher({
