@@ -11,7 +11,7 @@ import type { Claim } from "./outbox";
 import { controlsIn } from "./outbox-sqlite";
 import { openRelease } from "./releases";
 import { fromSqliteTime, type Sql, type SqliteDirect, sqliteTime } from "./sqlite-direct";
-import { cadenceOf } from "./triggers";
+import { cadenceOf, type StoredTrigger } from "./triggers";
 
 export interface Tick {
   triggerId: string;
@@ -32,21 +32,12 @@ export interface TickBatchResult {
  */
 export interface TickIntake {
   leaseMs: number;
+  /** At most this many (the delivery loop's room): beyond it, deliveries wait in the outbox for the claim. */
+  limit: number;
 }
 
-interface TriggerRow {
-  id: string;
-  tenantId: string;
-  agentId: string;
-  key: string;
-  everyMs: number | null;
-  cron: string | null;
-  tz: string | null;
-  payload: string;
-  destination: string;
-  contract: string;
-  lastDueAt: Date | null;
-}
+/** A trigger as the tick batch reads it: the stored trigger, with its payload still JSON text. */
+type TriggerRow = Omit<StoredTrigger, "payload" | "misfire" | "createdAt"> & { payload: string };
 
 interface PlannedOccurrence {
   id: string;
@@ -208,7 +199,7 @@ async function recordSqlite(
     const triggers = new Map(found.map((t) => [t.id, { ...t, lastDueAt: fromSqliteTime(t.lastDueAt) }]));
     const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
     const plan = planTicks(triggers, controlsIn(sql, scopes), ticks);
-    const takeAtOnce = lease ? freeLanes(sql, plan.rows) : new Set<string>();
+    const takeAtOnce = intake && intake.limit > 0 ? freeLanes(sql, plan.rows, intake.limit) : new Set<string>();
     const fresh: Fresh[] = [];
     const claims: Claim[] = [];
     for (const r of plan.rows) {
@@ -231,8 +222,8 @@ async function recordSqlite(
   });
 }
 
-/** The planned rows that are alone in their lane: nothing there in the outbox, and no other row of the batch. */
-function freeLanes(sql: Sql, rows: PlannedOccurrence[]): Set<string> {
+/** Up to `limit` planned rows that are alone in their lane: nothing there in the outbox, no other row of the batch. */
+function freeLanes(sql: Sql, rows: PlannedOccurrence[], limit: number): Set<string> {
   const planned = rows.filter((r) => r.state === "PLANNED");
   const laneOf = (agentId: string, destination: string) => `${agentId}|${destination}`;
   const agents = JSON.stringify([...new Set(planned.map((r) => r.trigger.agentId))]);
@@ -241,7 +232,8 @@ function freeLanes(sql: Sql, rows: PlannedOccurrence[]): Set<string> {
   const perLane = new Map(busy.map((b) => [laneOf(b.agentId, b.destination), Number.POSITIVE_INFINITY]));
   const laneOfRow = (r: PlannedOccurrence) => laneOf(r.trigger.agentId, r.trigger.destination);
   for (const r of planned) perLane.set(laneOfRow(r), (perLane.get(laneOfRow(r)) ?? 0) + 1);
-  return new Set(planned.filter((r) => perLane.get(laneOfRow(r)) === 1).map((r) => r.id));
+  const alone = planned.filter((r) => perLane.get(laneOfRow(r)) === 1);
+  return new Set(alone.slice(0, limit).map((r) => r.id));
 }
 
 const leasedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({

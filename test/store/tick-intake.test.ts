@@ -11,7 +11,7 @@ import { startEffectReceiver } from "../support/effect-receiver";
 import { createHarness, type Harness } from "../support/harness";
 
 const MINUTE = 60_000;
-const intake = { leaseMs: 30_000 };
+const intake = { leaseMs: 30_000, limit: 100 };
 const log = pino({ level: "silent" });
 
 describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) => {
@@ -89,6 +89,45 @@ describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) =
     expect(result.planned).toBe(3);
     expect(result.claims.map((cl) => cl.item.destination)).toEqual(["http://127.0.0.1:9/other"]);
   });
+
+  it.runIf(provider === "sqlite")(
+    "leases no more than the loop has room for; the rest wait for the claim",
+    async () => {
+      const triggers = [];
+      for (const key of ["a", "b", "c"]) triggers.push(await trigger(key, `http://127.0.0.1:9/${key}`));
+      const ticks = triggers.map((t) => ({ triggerId: t.id, millis: slot }));
+      const result = await recordTicks(h.ctx.store, ticks, new Date(), { leaseMs: 30_000, limit: 2 });
+      expect(result.planned).toBe(3);
+      expect(result.claims).toHaveLength(2);
+      expect(await claim()).toHaveLength(1);
+    },
+  );
+
+  it.runIf(provider === "sqlite")(
+    "the loop's room shrinks by what handed-over rounds hold, and is back once they are done",
+    async () => {
+      const receiver = await startEffectReceiver();
+      const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20, batchSize: 2, roundsInFlight: 2 });
+      try {
+        receiver.behave = () => ({ kind: "slow", ms: 200 });
+        expect(loop.intakeRoom()).toBe(4);
+        const t = await trigger("brief", `${receiver.url}/room`);
+        const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+        loop.deliver(claims);
+        expect(loop.intakeRoom()).toBe(3);
+        await receiver.waitForCalls(1, 10_000);
+        for (let waited = 0; loop.intakeRoom() !== 4 && waited < 5_000; waited += 20) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(loop.intakeRoom()).toBe(4);
+        expect(await findOutboxItem(h.ctx.store.db, claims[0]!.item.id)).toMatchObject({ state: "ACKNOWLEDGED" });
+      } finally {
+        await loop.stop();
+        await receiver.close();
+      }
+      expect(loop.intakeRoom()).toBe(0);
+    },
+  );
 
   it.runIf(provider === "sqlite")("sends a lane's later item only after the leased one, through the loop", async () => {
     const receiver = await startEffectReceiver();

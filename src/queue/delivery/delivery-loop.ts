@@ -72,6 +72,12 @@ export interface DeliveryLoop {
   deliver(claims: Claim[]): void;
   /** How long a claim is exclusive, for whoever leases items for `deliver`. */
   readonly leaseMs: number;
+  /**
+   * How many more items `deliver` should be handed now: as many as the loop's own rounds may hold
+   * (batchSize x roundsInFlight), less what handed-over rounds still hold. Beyond it, items wait in the
+   * outbox, so a slow destination backs work up in the database, not in memory.
+   */
+  intakeRoom(): number;
   /** Stops claiming; sends already under way finish first. */
   stop(): Promise<void>;
 }
@@ -210,13 +216,16 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const busyAgents = new Map<string, number>();
   /** Rounds of items leased elsewhere (`deliver`), still under way: stop waits for them. */
   const delivering = new Set<Promise<void>>();
+  let deliveringItems = 0;
+  const batchSize = options.batchSize ?? 500;
+  const roundsInFlight = Math.max(1, options.roundsInFlight ?? 3);
 
   async function claimRound(): Promise<Claim[]> {
     try {
       const paused = await pausedScopes(store);
       return await claimDueItems(store, {
         now: now(),
-        limit: options.batchSize ?? 500,
+        limit: batchSize,
         leaseMs,
         excludeAgents: paused.agents,
         heldAgents: () => busyAgents.keys(),
@@ -299,9 +308,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
 
   async function poll(): Promise<void> {
     const rounds = new Set<Promise<void>>();
-    const limit = Math.max(1, options.roundsInFlight ?? 3);
     while (!stopped) {
-      if (rounds.size >= limit) {
+      if (rounds.size >= roundsInFlight) {
         await Promise.race(rounds);
         continue;
       }
@@ -327,7 +335,11 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       }
       return;
     }
-    const done: Promise<void> = runRound(claims).finally(() => delivering.delete(done));
+    deliveringItems += claims.length;
+    const done: Promise<void> = runRound(claims).finally(() => {
+      deliveringItems -= claims.length;
+      delivering.delete(done);
+    });
     delivering.add(done);
   }
 
@@ -340,6 +352,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     runOnce,
     deliver,
     leaseMs,
+    intakeRoom: () => (stopped ? 0 : Math.max(0, batchSize * roundsInFlight - deliveringItems)),
     async stop() {
       stopped = true;
       wake?.();

@@ -82,7 +82,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     store,
     now,
     // Deliveries a batch could lease at once go straight to the loop, without a claim of their own.
-    intake: { leaseMs: delivery.leaseMs },
+    intake: () => ({ leaseMs: delivery.leaseMs, limit: delivery.intakeRoom() }),
     async committed(result) {
       if (result.claims.length) delivery.deliver(result.claims);
       if (result.planned > result.claims.length) delivery.nudge();

@@ -9,7 +9,8 @@ export interface TickBatcher {
 export interface TickBatcherOptions {
   store: Store;
   now: () => Date;
-  intake?: TickIntake;
+  /** Asked per batch: how much of it may be leased as it is planned (the delivery loop's room). */
+  intake?: () => TickIntake;
   /** Once per committed batch, before its ticks resolve: start what the batch planned. */
   committed(result: TickBatchResult): Promise<void>;
   maxBatch?: number;
@@ -37,7 +38,7 @@ export function createTickBatcher(options: TickBatcherOptions): TickBatcher {
       store,
       batch.map((p) => p.tick),
       now(),
-      options.intake,
+      options.intake?.(),
     )
       .then(options.committed)
       .then(
