@@ -55,7 +55,7 @@ export async function claimDueSqlite(sqlite: SqliteDirect, options: ClaimOptions
   rows.sort(
     (a, b) => compare(a.nextAttemptAt, b.nextAttemptAt) || compare(a.createdAt, b.createdAt) || compare(a.id, b.id),
   );
-  return rows.map((row) => ({ item: outboxItemOf(row), leaseToken, attemptId: crypto.randomUUID() }));
+  return rows.map((row) => claimOf(row, leaseToken));
 }
 
 const DISPATCH_SQL = `UPDATE "OutboxItem" SET "state" = 'DISPATCHED', "attempts" = "attempts" + 1, "lastAttemptAt" = ?,
@@ -131,8 +131,15 @@ const controlRecordOf = (row: ControlRow): ScopedControl => ({
   until: fromSqliteTime(row.until),
 });
 
+/** A claim on an outbox row as SQLite returns it (the row carries `leaseToken`), with a fresh attempt id. */
+export const claimOf = (row: OutboxRow, leaseToken: string): Claim => ({
+  item: outboxItemOf(row),
+  leaseToken,
+  attemptId: crypto.randomUUID(),
+});
+
 /** OutboxItem as SQLite returns it: DateTime columns are ISO text. */
-type OutboxRow = Omit<OutboxItem, OutboxDate> & {
+export type OutboxRow = Omit<OutboxItem, OutboxDate> & {
   [K in OutboxDate]: OutboxItem[K] extends Date ? string : string | null;
 };
 type OutboxDate =

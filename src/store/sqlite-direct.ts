@@ -60,6 +60,3 @@ export class SqliteDirect {
 export const sqliteTime = (at: Date): string => at.toISOString().replace("Z", "+00:00");
 
 export const fromSqliteTime = (text: string | null): Date | null => (text === null ? null : new Date(text));
-
-/** `?, ?, ?` for an IN list of n values. */
-export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
