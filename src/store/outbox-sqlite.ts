@@ -132,7 +132,7 @@ const controlRecordOf = (row: ControlRow): ScopedControl => ({
 });
 
 /** A claim on an outbox row as SQLite returns it (the row carries `leaseToken`), with a fresh attempt id. */
-export const claimOf = (row: OutboxRow, leaseToken: string): Claim => ({
+const claimOf = (row: OutboxRow, leaseToken: string): Claim => ({
   item: outboxItemOf(row),
   leaseToken,
   attemptId: crypto.randomUUID(),

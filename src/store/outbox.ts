@@ -49,6 +49,36 @@ export interface OutboxItem {
   createdAt: Date;
 }
 
+/**
+ * An item as it is when planned: the given columns, and the schema's defaults for the rest (PLANNED, no
+ * attempt, due now, unleased). For a row inserted just now, without reading it back.
+ */
+export const plannedItem = (
+  row: Pick<OutboxItem, "id" | "tenantId" | "agentId" | "destination" | "contract" | "payload"> & { kind: string },
+  at: Date,
+): OutboxItem => ({
+  id: row.id,
+  kind: row.kind as OutboxKind,
+  tenantId: row.tenantId,
+  agentId: row.agentId,
+  destination: row.destination,
+  contract: row.contract,
+  payload: row.payload,
+  runId: null,
+  digest: null,
+  state: "PLANNED",
+  attempts: 0,
+  leaseToken: null,
+  leaseAttemptId: null,
+  leaseExpiresAt: null,
+  firstDispatchedAt: null,
+  lastAttemptAt: null,
+  lastResult: null,
+  nextAttemptAt: at,
+  observedAt: null,
+  createdAt: at,
+});
+
 /** Inserts the item unless its key already exists; a retried producer never plans an effect twice. */
 export async function planDelivery(db: Db | Tx, item: PlannedDelivery): Promise<void> {
   await db.outboxItem.upsert({
