@@ -1,7 +1,7 @@
 // The delivery POSTs, on a thread of their own (started by http-transport.ts). Plain JavaScript so that it
 // loads the same way under tsx, vitest and node. It only sends and reports: no state, no rules.
 import { parentPort, workerData } from "node:worker_threads";
-import { Agent, errors, request } from "undici";
+import { Agent, errors } from "undici";
 
 const timeoutMs = workerData.timeoutMs;
 // undici on kept-alive connections: about a quarter less CPU per POST than node:http's client, with the
@@ -16,21 +16,44 @@ const dispatcher = new Agent({
 
 const TIMEOUTS = [errors.HeadersTimeoutError, errors.BodyTimeoutError];
 
-/** Resolves with `{ id, status }` once the response was read, or `{ id, error }` on a network error. */
-async function post({ id, destination, body, headers }) {
+/**
+ * Resolves with `{ id, status }` once the response was read, or `{ id, error }` on a network error. Through
+ * `dispatch` with a bare handler rather than `request`: only the status matters, and without the response
+ * stream and its promises a POST cost about 41 µs of CPU instead of 55, the receiver's included (same run).
+ */
+function post({ id, destination, body, headers }) {
+  let url;
   try {
-    new URL(destination);
+    url = new URL(destination);
   } catch {
-    return { id, error: `invalid destination URL: ${destination}` };
+    return Promise.resolve({ id, error: `invalid destination URL: ${destination}` });
   }
-  try {
-    const response = await request(destination, { method: "POST", headers, body, dispatcher });
-    await response.body.dump();
-    return { id, status: response.statusCode };
-  } catch (error) {
-    if (TIMEOUTS.some((kind) => error instanceof kind)) return { id, error: `no answer within ${timeoutMs} ms` };
-    return { id, error: error.message };
-  }
+  return new Promise((resolve) => {
+    let status = 0;
+    const failed = (error) =>
+      resolve({
+        id,
+        error: TIMEOUTS.some((kind) => error instanceof kind) ? `no answer within ${timeoutMs} ms` : error.message,
+      });
+    try {
+      dispatcher.dispatch(
+        { origin: url.origin, path: url.pathname + url.search, method: "POST", headers, body },
+        {
+          onRequestStart() {},
+          onResponseStart(_controller, statusCode) {
+            status = statusCode;
+          },
+          onResponseData() {},
+          onResponseEnd() {
+            resolve({ id, status });
+          },
+          onResponseError: (_controller, error) => failed(error),
+        },
+      );
+    } catch (error) {
+      failed(error);
+    }
+  });
 }
 
 // Results go back in batches: one message per turn of this thread's event loop, not one per response.
