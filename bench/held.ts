@@ -23,24 +23,34 @@ export interface HeldBenchOptions {
 }
 
 export interface HeldBenchResult {
-  /** The mean of the three yardstick runs: before (b), between (b) and (c), and after (c). */
+  /** The mean of every yardstick run (the runs are listed in `rawRuns`, in order). */
   rawJobsPerSec: number;
-  rawRuns: [number, number, number];
+  rawRuns: number[];
   /**
-   * Each phase against the yardstick runs on either side of it (the machine's speed drifts within a run):
-   * b over the mean of the first two, c over the mean of the last two.
+   * Each measured phase over the mean of the yardstick runs on either side of it (the machine's speed
+   * drifts within a run). b is the median of its rounds' ratios (`bRatios`, in order).
    */
   ratios: { b: number; c: number };
-  /** The steady state: the second of two equal rounds. */
+  bRatios: number[];
+  /** The steady state: the median of the warm rounds' rates (`gatedRounds`). */
   gatedDeliveriesPerSec: number;
+  gatedRounds: number[];
   /** The first round, in a process whose threads have not compiled their hot code yet. */
   gatedColdPerSec: number;
   releasePerSec: number;
-  /** CPU microseconds per job or delivery, of this process (all threads) and of Redis, per phase. */
+  /** CPU microseconds per job or delivery, of this process (all threads) and of Redis, per phase (means). */
   cpuPerItem: Record<"a" | "bCold" | "b" | "c", { node: number; redis: number }>;
   duplicates: number;
   lost: number;
 }
+
+/** Warm (b) rounds, each between two yardstick runs: a, b, a, b, a, b, a, then (c), then a last yardstick. */
+const WARM_ROUNDS = 3;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 const log = pino({ level: "warn" });
 /** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
@@ -132,7 +142,6 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   const perAgent = options.perAgent ?? 10;
   const total = agents * perAgent;
   await rawBullmq(options.redisUrl, total); // warms the yardstick's code, as (b)'s first round warms the bot's
-  const rawBefore = await rawBullmq(options.redisUrl, total);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-bench-"));
   const url = `file:${path.join(dir, "bench.db")}`;
@@ -202,10 +211,11 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       );
 
     // (b) gated deliveries: one tick for each of perAgent triggers per agent, agent running, gate read on
-    // every tick and every claim. (Ticks are added as the scheduler would add them, without waiting.) Two
-    // rounds of the same work, one slot apart: the first is the cold start (each thread's JIT compiling its
-    // hot code took about a third of the process's CPU in a first round), the second is the steady state
-    // of a long-running bot, and the ratio uses it, against a warmed yardstick.
+    // every tick and every claim. (Ticks are added as the scheduler would add them, without waiting.) Rounds
+    // of the same work, one slot apart: the first is the cold start (each thread's JIT compiling its hot code
+    // took about a third of the process's CPU in a first round); the warm rounds after it are the steady
+    // state of a long-running bot, each measured against the yardstick runs on either side of it, and the
+    // median of their ratios is reported, so that one slow moment of a noisy machine does not decide it.
     for (let i = 0; i < agents; i++) for (let k = 0; k < perAgent; k++) await register(`b${k}`, i);
     const meter = await cpuMeter(options.redisUrl);
     const gatedRound = async (dueAt: Date) => {
@@ -229,9 +239,15 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       return { keys, rate, cpu: await stopMeter(total) };
     };
     const coldRound = await gatedRound(slot);
-    const gated = await gatedRound(new Date(slot.getTime() + 60_000));
-    const rawBetween = await rawBullmq(options.redisUrl, total);
-    const bKeys = [...coldRound.keys, ...gated.keys];
+    const bKeys = [...coldRound.keys];
+    const raws = [await rawBullmq(options.redisUrl, total)];
+    const warm = [];
+    for (let round = 1; round <= WARM_ROUNDS; round++) {
+      const gated = await gatedRound(new Date(slot.getTime() + round * 60_000));
+      bKeys.push(...gated.keys);
+      raws.push(await rawBullmq(options.redisUrl, total));
+      warm.push({ ...gated, ratio: gated.rate / ((raws.at(-2)!.rate + raws.at(-1)!.rate) / 2) });
+    }
 
     // (c) release: a tenant-wide pause, perAgent held occurrences per agent (misfire "all"), then resume.
     const root = { id: "bench:root", tenantId: "bench", name: "root", isAdmin: true };
@@ -266,20 +282,28 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await ticks.obliterate({ force: true });
     await ticks.close();
     await runtime.stop();
-    const rawAfter = await rawBullmq(options.redisUrl, total);
-    const raws = [rawBefore, rawBetween, rawAfter];
-    const mean = (k: "node" | "redis") => raws.reduce((sum, r) => sum + r.cpu[k], 0) / raws.length;
+    const rawBeforeC = raws.at(-1)!;
+    raws.push(await rawBullmq(options.redisUrl, total));
+    const mean = (cpus: Array<{ node: number; redis: number }>) => ({
+      node: cpus.reduce((sum, c) => sum + c.node, 0) / cpus.length,
+      redis: cpus.reduce((sum, c) => sum + c.redis, 0) / cpus.length,
+    });
+    const bRatios = warm.map((w) => w.ratio);
     return {
       rawJobsPerSec: raws.reduce((sum, r) => sum + r.rate, 0) / raws.length,
-      rawRuns: [rawBefore.rate, rawBetween.rate, rawAfter.rate],
-      ratios: {
-        b: gated.rate / ((rawBefore.rate + rawBetween.rate) / 2),
-        c: releasePerSec / ((rawBetween.rate + rawAfter.rate) / 2),
-      },
-      gatedDeliveriesPerSec: gated.rate,
+      rawRuns: raws.map((r) => r.rate),
+      ratios: { b: median(bRatios), c: releasePerSec / ((rawBeforeC.rate + raws.at(-1)!.rate) / 2) },
+      bRatios,
+      gatedDeliveriesPerSec: median(warm.map((w) => w.rate)),
+      gatedRounds: warm.map((w) => w.rate),
       gatedColdPerSec: coldRound.rate,
       releasePerSec,
-      cpuPerItem: { a: { node: mean("node"), redis: mean("redis") }, bCold: coldRound.cpu, b: gated.cpu, c: cpuC },
+      cpuPerItem: {
+        a: mean(raws.map((r) => r.cpu)),
+        bCold: coldRound.cpu,
+        b: mean(warm.map((w) => w.cpu)),
+        c: cpuC,
+      },
       duplicates,
       lost,
     };

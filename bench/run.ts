@@ -9,10 +9,10 @@ const held = await runHeldBench({ redisUrl });
 const fmt = (n: number) => n.toFixed(0).padStart(7);
 console.log("held work (issue 3)");
 console.log(
-  `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}   (runs ${held.rawRuns.map((r) => r.toFixed(0)).join(", ")}: before b, between b and c, after c)`,
+  `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}   (runs ${held.rawRuns.map((r) => r.toFixed(0)).join(", ")}: around each warm b round, then after c)`,
 );
 console.log(
-  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${held.ratios.b.toFixed(2)}   (second round; the cold first round ${held.gatedColdPerSec.toFixed(0)})`,
+  `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${held.ratios.b.toFixed(2)}   (median of warm rounds ${held.gatedRounds.map((r) => r.toFixed(0)).join(", ")}, ratios ${held.bRatios.map((r) => r.toFixed(2)).join(", ")}; the cold first round ${held.gatedColdPerSec.toFixed(0)})`,
 );
 console.log(
   `  (c) release after resume, deliveries/s       ${fmt(held.releasePerSec)}   c/a = ${held.ratios.c.toFixed(2)}`,
