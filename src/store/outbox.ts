@@ -126,6 +126,7 @@ export const claimExcludedAgents = (options: ClaimOptions): string[] => [
 ];
 
 export interface Claim {
+  /** The item as it was claimed, before this attempt's DISPATCHED mark (its `attempts` are the earlier ones). */
   item: OutboxItem;
   leaseToken: string;
   attemptId: string;
@@ -149,6 +150,26 @@ export async function releaseLease(db: Db, claim: Claim): Promise<void> {
   await db.outboxItem.updateMany({
     where: leased(claim),
     data: { leaseToken: null, leaseAttemptId: null, leaseExpiresAt: null },
+  });
+}
+
+/**
+ * Takes back a first dispatch that never went out (a tick batch dispatched the item as it planned it, and the
+ * delivery loop stopped before sending it): PLANNED again, unleased, the attempt not counted. Sending it
+ * later is then a first attempt, not an uncertain one.
+ */
+export async function returnUnsent(db: Db, claim: Claim): Promise<void> {
+  await db.outboxItem.updateMany({
+    where: { ...leased(claim), state: "DISPATCHED", attempts: 1 },
+    data: {
+      state: "PLANNED",
+      attempts: 0,
+      firstDispatchedAt: null,
+      lastAttemptAt: null,
+      leaseToken: null,
+      leaseAttemptId: null,
+      leaseExpiresAt: null,
+    },
   });
 }
 

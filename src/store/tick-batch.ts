@@ -21,14 +21,15 @@ export interface Tick {
 export interface TickBatchResult {
   planned: number;
   releaseIds: string[];
-  /** Deliveries leased as they were planned (see `TickIntake`): the caller sends them. */
+  /** Deliveries dispatched as they were planned (see `TickIntake`): the caller sends them. */
   claims: Claim[];
 }
 
 /**
- * Lease a fresh delivery as it is planned, in the transaction that read the gate open, so the caller sends
- * it without claiming it again (SQLite). Only a delivery whose lane (agent and destination) has nothing
- * else planned or in flight is taken this way; the rest wait for the delivery loop's claim, in order.
+ * Dispatch a fresh delivery as it is planned (SQLite): leased and marked DISPATCHED in the transaction that
+ * read the gate open, so the caller sends it at once, with no claim, gate read or mark of its own. The gate
+ * reading and the mark are then one atomic step. Only a delivery whose lane (agent and destination) has
+ * nothing else planned or in flight is taken this way; the rest wait for the delivery loop's claim, in order.
  */
 export interface TickIntake {
   leaseMs: number;
@@ -175,8 +176,9 @@ async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Fre
 
 const INSERT_OCCURRENCE = `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
-const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt", "leaseToken", "leaseAttemptId", "leaseExpiresAt")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
+const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt",
+    "state", "attempts", "firstDispatchedAt", "lastAttemptAt", "leaseToken", "leaseAttemptId", "leaseExpiresAt")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
 /** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
 const BUSY_LANES = `SELECT DISTINCT "agentId", "destination" FROM "OutboxItem"
   WHERE "agentId" IN (SELECT value FROM json_each(?)) AND "state" IN ('PLANNED', 'DISPATCHED')`;
@@ -211,12 +213,14 @@ async function recordSqlite(
       if (r.state !== "PLANNED") continue;
       const o = outboxRowOf(r, now);
       const leased = lease && takeAtOnce.has(r.id) ? lease : null;
-      const leaseColumns = leased ? [leased.token, leased.token, sqliteTime(leased.expiresAt)] : [null, null, null];
+      const dispatchColumns = leased
+        ? ["DISPATCHED", 1, at, at, leased.token, leased.token, sqliteTime(leased.expiresAt)]
+        : ["PLANNED", 0, null, null, null, null, null];
       const values = [o.id, o.kind, o.tenantId, o.agentId, o.destination, o.contract, o.payload, at, at, at];
       // The claim is built from what was written: reading the row back (RETURNING *) cost about 12 µs of
       // CPU per delivery, a quarter of the whole tick (bench/held.ts).
-      if (sql(INSERT_OUTBOX).run(...values, ...leaseColumns).changes === 1 && leased) {
-        claims.push(leasedClaim(o, now, leased.token, leased.expiresAt));
+      if (sql(INSERT_OUTBOX).run(...values, ...dispatchColumns).changes === 1 && leased) {
+        claims.push(dispatchedClaim(o, now, leased.token, leased.expiresAt));
       }
     }
     for (const [id, dueAt] of plan.latest) sql(ADVANCE_TRIGGER).run(sqliteTime(dueAt), at, id, sqliteTime(dueAt));
@@ -238,8 +242,11 @@ function freeLanes(sql: Sql, rows: PlannedOccurrence[], limit: number): Set<stri
   return new Set(alone.slice(0, limit).map((r) => r.id));
 }
 
-/** A claim on a row this batch just inserted with a lease: its columns are the insert's, the rest defaults. */
-const leasedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({
+/**
+ * A claim on a row this batch just inserted leased and DISPATCHED: the item as claimed (see `Claim`), from
+ * the insert's columns and the schema's defaults.
+ */
+const dispatchedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({
   item: { ...plannedItem(o, now), leaseToken, leaseAttemptId: leaseToken, leaseExpiresAt },
   leaseToken,
   attemptId: crypto.randomUUID(),

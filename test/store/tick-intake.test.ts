@@ -14,7 +14,7 @@ const MINUTE = 60_000;
 const intake = { leaseMs: 30_000, limit: 100 };
 const log = pino({ level: "silent" });
 
-describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) => {
+describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provider) => {
   let h: Harness;
   let agent: KnownAgent;
   const slot = Math.floor(Date.now() / MINUTE) * MINUTE;
@@ -45,7 +45,7 @@ describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) =
   const claim = () =>
     claimDueItems(h.ctx.store, { now: new Date(), limit: 50, leaseMs: 30_000, excludeAgents: [], excludeTenants: [] });
 
-  it("leases a delivery into a free lane in the tick's own transaction, and no claim takes it again", async () => {
+  it("dispatches a delivery into a free lane in the tick's own transaction, and no claim takes it again", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/brief");
     const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
     if (provider === "postgresql") {
@@ -57,9 +57,75 @@ describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) =
     expect(result.claims).toHaveLength(1);
     const [leased] = result.claims;
     const row = await findOutboxItem(h.ctx.store.db, leased!.item.id);
-    expect(row).toMatchObject({ state: "PLANNED", leaseToken: leased!.leaseToken, payload: leased!.item.payload });
+    expect(row).toMatchObject({
+      state: "DISPATCHED",
+      attempts: 1,
+      leaseToken: leased!.leaseToken,
+      payload: leased!.item.payload,
+    });
+    expect(row!.firstDispatchedAt).not.toBeNull();
+    // The claim carries the item as claimed, before this attempt (as a claim by the loop does).
+    expect(leased!.item).toMatchObject({ state: "PLANNED", attempts: 0 });
     expect(await claim()).toEqual([]);
   });
+
+  it.runIf(provider === "sqlite")("counts a dispatched delivery's failed send as its first attempt", async () => {
+    const receiver = await startEffectReceiver();
+    const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+    try {
+      receiver.behave = () => ({ kind: "status", status: 503 });
+      const t = await trigger("brief", `${receiver.url}/busy`);
+      const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+      loop.deliver(claims);
+      await receiver.waitForCalls(1, 10_000);
+      let row = await findOutboxItem(h.ctx.store.db, claims[0]!.item.id);
+      for (let waited = 0; row?.state !== "PLANNED" && waited < 5_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        row = await findOutboxItem(h.ctx.store.db, claims[0]!.item.id);
+      }
+      // A definite error answer: planned again for a retry, after one attempt.
+      expect(row).toMatchObject({ state: "PLANNED", attempts: 1, leaseToken: null });
+      expect(row!.lastResult).toMatch(/HTTP 503 .* \(attempt 1\)$/);
+    } finally {
+      await loop.stop();
+      await receiver.close();
+    }
+  });
+
+  it.runIf(provider === "sqlite")(
+    "a loop that stopped takes a dispatched delivery back unsent; the next claim sends it as a first attempt",
+    async () => {
+      const receiver = await startEffectReceiver();
+      const stopped = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+      await stopped.stop();
+      const t = await trigger("brief", `${receiver.url}/later`);
+      const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+      const id = claims[0]!.item.id;
+      stopped.deliver(claims);
+      let row = await findOutboxItem(h.ctx.store.db, id);
+      for (let waited = 0; row?.state !== "PLANNED" && waited < 5_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        row = await findOutboxItem(h.ctx.store.db, id);
+      }
+      expect(row).toMatchObject({ state: "PLANNED", attempts: 0, leaseToken: null, firstDispatchedAt: null });
+      expect(receiver.calls).toHaveLength(0);
+      const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+      try {
+        loop.start();
+        await receiver.waitForCalls(1, 10_000);
+        for (let waited = 0; row?.state !== "ACKNOWLEDGED" && waited < 5_000; waited += 20) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          row = await findOutboxItem(h.ctx.store.db, id);
+        }
+        // Not mistaken for an uncertain earlier attempt (contract "none" would have sent it to review).
+        expect(row).toMatchObject({ state: "ACKNOWLEDGED", attempts: 1 });
+        expect(receiver.calls.map((c) => c.key)).toEqual([id]);
+      } finally {
+        await loop.stop();
+        await receiver.close();
+      }
+    },
+  );
 
   it.runIf(provider === "sqlite")("leaves a delivery for the claim when its lane already has one waiting", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/shared");
@@ -152,7 +218,7 @@ describe.each(PROVIDERS)("ticks leased as they are planned, on %s", (provider) =
     }
   });
 
-  it("leases nothing for a paused agent: the occurrence is held", async () => {
+  it("dispatches nothing for a paused agent: the occurrence is held", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/brief");
     const alice = (await h.ctx.store.db.user.findUnique({ where: { id: "acme:alice" } })) as KnownUser;
     expect((await pauseAgent(h.ctx, { user: alice, agent, reason: "vacation", until: null })).kind).toBe("paused");

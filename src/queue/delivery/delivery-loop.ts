@@ -17,6 +17,7 @@ import {
   markSettled,
   pausedScopes,
   releaseLease,
+  returnUnsent,
 } from "../../store/outbox";
 import { type DeliveryTransport, httpTransport } from "./http-transport";
 
@@ -68,7 +69,11 @@ export interface DeliveryLoop {
   nudge(): void;
   /** One claim-and-send round; returns how many items were claimed. */
   runOnce(): Promise<number>;
-  /** Sends items leased elsewhere (a tick batch leases what it plans into a free lane) as a round of their own. */
+  /**
+   * Sends items another step leased and marked DISPATCHED in the transaction that read their gate open (a
+   * tick batch, for a fresh delivery alone in its lane), as a round of their own: no claim, gate read or
+   * mark here. Each must be alone in its lane, as they all go out at once.
+   */
   deliver(claims: Claim[]): void;
   /** How long a claim is exclusive, for whoever leases items for `deliver`. */
   readonly leaseMs: number;
@@ -125,15 +130,17 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     }
   }
 
-  /**
-   * Sends one wave (at most one item per lane): DISPATCHED is persisted for the whole wave before any
-   * network call, the sends run concurrently, and the acknowledgements are written in one statement.
-   */
+  /** Sends one wave (at most one item per lane): DISPATCHED is persisted for the whole wave before any send. */
   async function sendWave(wave: Claim[]): Promise<void> {
-    const sendable = await markDispatchedMany(store, wave, now());
-    if (sendable.length) crash("after-dispatch-mark");
+    await sendDispatched(await markDispatchedMany(store, wave, now()));
+  }
+
+  /** Sends items marked DISPATCHED concurrently; the acknowledgements are written in one statement. */
+  async function sendDispatched(dispatched: Claim[]): Promise<void> {
+    if (dispatched.length === 0) return;
+    crash("after-dispatch-mark");
     const results = await Promise.all(
-      sendable.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
+      dispatched.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
     );
     const at = now();
     const plainAck = (r: (typeof results)[number]) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
@@ -258,6 +265,16 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         .then(sendWave)
         .catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
     }
+    await afterRound(claims);
+  }
+
+  /** Sends a round of items dispatched elsewhere (`deliver`): one wave, as each is alone in its lane. */
+  async function sendDispatchedRound(claims: Claim[]): Promise<void> {
+    await sendDispatched(claims).catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
+    await afterRound(claims);
+  }
+
+  async function afterRound(claims: Claim[]): Promise<void> {
     if (claims.length && options.afterRound) {
       await Promise.resolve(options.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
         log.warn({ err: error.message }, "after-round step failed"),
@@ -268,14 +285,14 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   /** Claims a round and starts sending it. */
   async function startRound(): Promise<{ claimed: number; done: Promise<void> }> {
     const claims = await claimRound();
-    return { claimed: claims.length, done: runRound(claims) };
+    return { claimed: claims.length, done: runRound(claims, sendRound) };
   }
 
   /** Sends a round's claims, holding their agents out of other claims until it is done. */
-  function runRound(claims: Claim[]): Promise<void> {
+  function runRound(claims: Claim[], send: (claims: Claim[]) => Promise<void>): Promise<void> {
     const agents = [...new Set(claims.map((c) => c.item.agentId))];
     for (const agent of agents) busyAgents.set(agent, (busyAgents.get(agent) ?? 0) + 1);
-    return sendRound(claims)
+    return send(claims)
       .catch((error: Error) => log.error({ err: error.message }, "delivery round failed"))
       .finally(() => {
         for (const agent of agents) {
@@ -327,16 +344,16 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   function deliver(claims: Claim[]): void {
     if (claims.length === 0) return;
     if (stopped) {
-      // Stopping: give the items back at once rather than at lease expiry.
+      // Stopping: take the dispatches back, unsent, rather than leave them to look uncertain at lease expiry.
       for (const claim of claims) {
-        releaseLease(db, claim).catch((error: Error) =>
-          log.warn({ key: claim.item.id, err: error.message }, "lease not given back; it expires instead"),
+        returnUnsent(db, claim).catch((error: Error) =>
+          log.warn({ key: claim.item.id, err: error.message }, "unsent dispatch not taken back; it looks uncertain"),
         );
       }
       return;
     }
     deliveringItems += claims.length;
-    const done: Promise<void> = runRound(claims).finally(() => {
+    const done: Promise<void> = runRound(claims, sendDispatchedRound).finally(() => {
       deliveringItems -= claims.length;
       delivering.delete(done);
     });
