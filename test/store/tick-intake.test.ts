@@ -136,7 +136,9 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
       destination: "http://127.0.0.1:9/shared",
       payload: {},
     });
-    const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+    // Planned a millisecond later than the earlier item (in the same millisecond, the key decides the order).
+    const plannedAt = new Date((await findOutboxItem(h.ctx.store.db, "earlier"))!.nextAttemptAt.getTime() + 1);
+    const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], plannedAt, intake);
     expect(result.claims).toEqual([]);
     expect(result.planned).toBe(1);
     // The earlier item goes first; the tick's waits in the same lane.
