@@ -15,10 +15,17 @@ export interface DeliveryTransport {
 }
 
 interface PostResult {
-  id: number;
   status?: number;
   error?: string;
 }
+
+/**
+ * The thread's messages are flat arrays (structured cloning copies an object's keys with it: about 6 µs per
+ * send there and back against about 2.4 as flat values). Sends: id, destination, body, the number of
+ * headers, then each header's name and value. Results: id, status (0 on an error), error (null on a status).
+ */
+type SendMessage = Array<string | number>;
+type ResultMessage = Array<number | string | null>;
 
 /**
  * The POSTs run on a worker thread (http-thread.worker.mjs), so their HTTP work does not share the event loop
@@ -30,7 +37,7 @@ function postThread(timeoutMs: number) {
   let worker: Worker | null = null;
   let nextId = 0;
   const waiting = new Map<number, (result: PostResult) => void>();
-  let outgoing: Array<{ id: number; destination: string; body: string; headers: Record<string, string> }> = [];
+  let outgoing: SendMessage = [];
 
   const start = () => {
     const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), {
@@ -38,15 +45,17 @@ function postThread(timeoutMs: number) {
       resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     thread.unref(); // an idle delivery thread never keeps the process alive
-    thread.on("message", (results: PostResult[]) => {
-      for (const result of results) {
-        waiting.get(result.id)?.(result);
-        waiting.delete(result.id);
+    thread.on("message", (results: ResultMessage) => {
+      for (let i = 0; i < results.length; i += 3) {
+        const id = results[i] as number;
+        const error = results[i + 2] as string | null;
+        waiting.get(id)?.(error === null ? { status: results[i + 1] as number } : { error });
+        waiting.delete(id);
       }
     });
     const lost = (why: string) => {
       if (worker === thread) worker = null;
-      for (const [id, resolve] of waiting) resolve({ id, error: `delivery thread stopped: ${why}` });
+      for (const resolve of waiting.values()) resolve({ error: `delivery thread stopped: ${why}` });
       waiting.clear();
     };
     thread.on("error", (error) => lost(error.message));
@@ -57,7 +66,11 @@ function postThread(timeoutMs: number) {
   return {
     post(destination: string, body: string, headers: Record<string, string>): Promise<PostResult> {
       const id = nextId++;
-      if (outgoing.push({ id, destination, body, headers }) === 1) {
+      const names = Object.keys(headers);
+      const first = outgoing.length === 0;
+      outgoing.push(id, destination, body, names.length);
+      for (const name of names) outgoing.push(name, headers[name]!);
+      if (first) {
         queueMicrotask(() => {
           const sends = outgoing;
           outgoing = [];
