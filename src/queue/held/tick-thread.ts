@@ -15,14 +15,11 @@ export interface TickThreadOptions {
 /** Past this, start goes on without the thread's word (it keeps connecting, and logs what fails). */
 const READY_TIMEOUT_MS = 10_000;
 
-interface TickMessage {
-  id: number;
-  triggerId: string;
-  dueAt?: number;
-  jobId?: string;
-  timestamp: number;
-  delay: number;
-}
+/**
+ * Ticks come over as flat arrays of these values per tick, and answers go back as tick id and error (null
+ * once recorded): structured cloning copies an object's keys with every tick.
+ */
+const TICK_FIELDS = 6; // id, triggerId, dueAt (or null), jobId (or null), timestamp, delay
 
 /**
  * Runs the BullMQ worker of scheduler ticks on its own thread (tick-thread.worker.mjs): taking jobs from Redis
@@ -52,24 +49,31 @@ export async function startTickThread(options: TickThreadOptions): Promise<{ clo
       resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     // Answers of one turn (a committed batch resolves all its ticks together) go back as one message.
-    let answers: Array<{ id: number; error?: string }> = [];
-    const answer = (reply: { id: number; error?: string }) => {
-      if (answers.push(reply) > 1) return;
+    let answers: Array<number | string | null> = [];
+    const answer = (id: number, error: string | null) => {
+      if (answers.push(id, error) > 2) return;
       queueMicrotask(() => {
         worker.postMessage({ answers });
         answers = [];
       });
     };
-    worker.on("message", (message: { ticks?: TickMessage[]; log?: Record<string, unknown> }) => {
+    worker.on("message", (message: { ticks?: Array<string | number | null>; log?: Record<string, unknown> }) => {
       if (message.log) options.log.warn(message.log, "tick thread reported a failure");
-      for (const tick of message.ticks ?? []) {
+      const ticks = message.ticks ?? [];
+      for (let i = 0; i < ticks.length; i += TICK_FIELDS) {
+        const [id, triggerId, dueAt, jobId, timestamp, delay] = ticks.slice(i, i + TICK_FIELDS) as [
+          number,
+          string,
+          number | null,
+          string | null,
+          number,
+          number,
+        ];
         const millis =
-          typeof tick.dueAt === "number"
-            ? tick.dueAt
-            : scheduledMillis({ id: tick.jobId, timestamp: tick.timestamp, delay: tick.delay });
-        options.record({ triggerId: tick.triggerId, millis }).then(
-          () => answer({ id: tick.id }),
-          (error: Error) => answer({ id: tick.id, error: error.message }),
+          typeof dueAt === "number" ? dueAt : scheduledMillis({ id: jobId ?? undefined, timestamp, delay });
+        options.record({ triggerId, millis }).then(
+          () => answer(id, null),
+          (error: Error) => answer(id, error.message),
         );
       }
     });
