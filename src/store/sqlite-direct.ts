@@ -57,6 +57,6 @@ export class SqliteDirect {
 }
 
 /** DateTime as Prisma's SQLite adapter stores it (ISO 8601 text, so text order is time order). */
-export const sqliteTime = (at: Date): string => at.toISOString().replace("Z", "+00:00");
+export const sqliteTime = (at: Date, iso = at.toISOString()): string => `${iso.slice(0, -1)}+00:00`;
 
 export const fromSqliteTime = (text: string | null): Date | null => (text === null ? null : new Date(text));

@@ -84,12 +84,29 @@ function planTicks(triggers: Map<string, TriggerRow>, controls: Map<string, Cont
   return { rows: [...rows.values()], latest, held };
 }
 
-const outboxRowOf = (r: PlannedOccurrence, at: Date): OutboxRow => {
+/**
+ * The delivery of an occurrence: `{ agent, trigger, dueAt, payload }` as JSON. The trigger's payload is
+ * already JSON text (written by JSON.stringify), so it goes in as it is rather than parsed and written again.
+ */
+const outboxRowOf = (r: PlannedOccurrence, at: Date, dueAtIso = r.dueAt.toISOString()): OutboxRow => {
   const t = r.trigger;
-  const payload = { agent: t.agentId, trigger: t.key, dueAt: r.dueAt.toISOString(), payload: JSON.parse(t.payload) };
+  const payload = `{"agent":${JSON.stringify(t.agentId)},"trigger":${JSON.stringify(t.key)},"dueAt":"${dueAtIso}","payload":${t.payload}}`;
   const { tenantId, agentId, destination, contract } = t;
-  return { id: r.id, kind: "trigger", tenantId, agentId, destination, contract, payload: JSON.stringify(payload), at };
+  return { id: r.id, kind: "trigger", tenantId, agentId, destination, contract, payload, at };
 };
+
+/** ISO text of the due times of a batch, each written once: a batch's ticks mostly share one slot. */
+function dueTimeTexts() {
+  const iso = new Map<number, string>();
+  const isoOf = (at: Date) => {
+    const known = iso.get(at.getTime());
+    if (known !== undefined) return known;
+    const text = at.toISOString();
+    iso.set(at.getTime(), text);
+    return text;
+  };
+  return { iso: isoOf, sqlite: (at: Date) => sqliteTime(at, isoOf(at)) };
+}
 
 /**
  * Records many scheduler ticks in one transaction (a group commit), with a handful of statements per batch
@@ -192,7 +209,9 @@ async function recordSqlite(
   intake: TickIntake | undefined,
 ): Promise<{ fresh: Fresh[]; claims: Claim[] }> {
   const at = sqliteTime(now);
-  const lease = intake && { token: crypto.randomUUID(), expiresAt: new Date(now.getTime() + intake.leaseMs) };
+  const expiresAt = intake && new Date(now.getTime() + intake.leaseMs);
+  const lease = expiresAt && { token: crypto.randomUUID(), expiresAt, expiresText: sqliteTime(expiresAt) };
+  const dueTime = dueTimeTexts();
   return sqlite.atomically((sql) => {
     const ids = JSON.stringify([...new Set(ticks.map((t) => t.triggerId))]);
     const found = sql(`SELECT * FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`).all(ids) as Array<
@@ -207,14 +226,14 @@ async function recordSqlite(
     for (const r of plan.rows) {
       const { tenantId, agentId } = r.trigger;
       const outboxId = r.state === "PLANNED" ? r.id : null;
-      const row = [r.id, r.trigger.id, tenantId, agentId, sqliteTime(r.dueAt), r.state, outboxId, at, at];
+      const row = [r.id, r.trigger.id, tenantId, agentId, dueTime.sqlite(r.dueAt), r.state, outboxId, at, at];
       if (sql(INSERT_OCCURRENCE).run(...row).changes === 0) continue;
       fresh.push({ ...r, gateHeld: plan.held(r.trigger) });
       if (r.state !== "PLANNED") continue;
-      const o = outboxRowOf(r, now);
+      const o = outboxRowOf(r, now, dueTime.iso(r.dueAt));
       const leased = lease && takeAtOnce.has(r.id) ? lease : null;
       const dispatchColumns = leased
-        ? ["DISPATCHED", 1, at, at, leased.token, leased.token, sqliteTime(leased.expiresAt)]
+        ? ["DISPATCHED", 1, at, at, leased.token, leased.token, leased.expiresText]
         : ["PLANNED", 0, null, null, null, null, null];
       const values = [o.id, o.kind, o.tenantId, o.agentId, o.destination, o.contract, o.payload, at, at, at];
       // The claim is built from what was written: reading the row back (RETURNING *) cost about 12 µs of
@@ -223,7 +242,8 @@ async function recordSqlite(
         claims.push(dispatchedClaim(o, now, leased.token, leased.expiresAt));
       }
     }
-    for (const [id, dueAt] of plan.latest) sql(ADVANCE_TRIGGER).run(sqliteTime(dueAt), at, id, sqliteTime(dueAt));
+    for (const [id, dueAt] of plan.latest)
+      sql(ADVANCE_TRIGGER).run(dueTime.sqlite(dueAt), at, id, dueTime.sqlite(dueAt));
     return { fresh, claims };
   });
 }
