@@ -46,13 +46,14 @@ interface PlannedOccurrence {
   dueAt: Date;
   state: "HELD" | "PLANNED";
   missed: boolean;
+  /** The gate's reading for the trigger's agent: held (paused agent or tenant) or open. */
+  gateHeld: boolean;
 }
 
 /** What a batch of ticks writes: occurrence rows, and each trigger's newest due time. */
 interface TickPlan {
   rows: PlannedOccurrence[];
   latest: Map<string, Date>;
-  held: (t: TriggerRow) => boolean;
 }
 
 /**
@@ -69,6 +70,7 @@ function planTicks(triggers: Map<string, TriggerRow>, controls: Map<string, Cont
     if (!t) continue;
     const cadence = cadenceOf(t);
     const due = tickDueTimes(cadence, latest.get(t.id) ?? t.lastDueAt, slotFor(cadence, tick.millis));
+    const gateHeld = held(t);
     for (const [list, missed] of [
       [due.missed, true],
       [due.current, false],
@@ -76,12 +78,12 @@ function planTicks(triggers: Map<string, TriggerRow>, controls: Map<string, Cont
       for (const dueAt of list) {
         const id = occurrenceKey(t.agentId, t.key, dueAt);
         if (!rows.has(id))
-          rows.set(id, { id, trigger: t, dueAt, state: held(t) || missed ? "HELD" : "PLANNED", missed });
+          rows.set(id, { id, trigger: t, dueAt, state: gateHeld || missed ? "HELD" : "PLANNED", missed, gateHeld });
         if (dueAt > (latest.get(t.id) ?? t.lastDueAt ?? new Date(0))) latest.set(t.id, dueAt);
       }
     }
   }
-  return { rows: [...rows.values()], latest, held };
+  return { rows: [...rows.values()], latest };
 }
 
 /**
@@ -145,10 +147,7 @@ export async function recordTicks(
   }
 }
 
-/** The rows this batch inserted (a key that existed is already someone's), with their gate reading. */
-type Fresh = PlannedOccurrence & { gateHeld: boolean };
-
-async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Fresh[]> {
+async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<PlannedOccurrence[]> {
   const db = store.db;
   const triggerIds = [...new Set(ticks.map((t) => t.triggerId))];
   const triggers = new Map((await db.trigger.findMany({ where: { id: { in: triggerIds } } })).map((t) => [t.id, t]));
@@ -187,10 +186,13 @@ async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Fre
         data: { lastDueAt: dueAt },
       });
     }
-    return fresh.map((r) => ({ ...r, gateHeld: plan.held(r.trigger) }));
+    return fresh;
   });
 }
 
+/** The columns of `TriggerRow`: the batch reads nothing else. */
+const TRIGGERS_IN = `SELECT "id", "tenantId", "agentId", "key", "everyMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
+  FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`;
 const INSERT_OCCURRENCE = `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
 const INSERT_OUTBOX = `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "destination", "contract", "payload", "nextAttemptAt", "createdAt", "updatedAt",
@@ -207,28 +209,26 @@ async function recordSqlite(
   ticks: Tick[],
   now: Date,
   intake: TickIntake | undefined,
-): Promise<{ fresh: Fresh[]; claims: Claim[] }> {
+): Promise<{ fresh: PlannedOccurrence[]; claims: Claim[] }> {
   const at = sqliteTime(now);
   const expiresAt = intake && new Date(now.getTime() + intake.leaseMs);
   const lease = expiresAt && { token: crypto.randomUUID(), expiresAt, expiresText: sqliteTime(expiresAt) };
   const dueTime = dueTimeTexts();
   return sqlite.atomically((sql) => {
     const ids = JSON.stringify([...new Set(ticks.map((t) => t.triggerId))]);
-    const found = sql(`SELECT * FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`).all(ids) as Array<
-      Omit<TriggerRow, "lastDueAt"> & { lastDueAt: string | null }
-    >;
+    const found = sql(TRIGGERS_IN).all(ids) as Array<Omit<TriggerRow, "lastDueAt"> & { lastDueAt: string | null }>;
     const triggers = new Map(found.map((t) => [t.id, { ...t, lastDueAt: fromSqliteTime(t.lastDueAt) }]));
     const scopes = [...triggers.values()].flatMap((t) => [agentScope(t.agentId), tenantScope(t.tenantId)]);
     const plan = planTicks(triggers, controlsIn(sql, scopes), ticks);
     const takeAtOnce = intake && intake.limit > 0 ? freeLanes(sql, plan.rows, intake.limit) : new Set<string>();
-    const fresh: Fresh[] = [];
+    const fresh: PlannedOccurrence[] = [];
     const claims: Claim[] = [];
     for (const r of plan.rows) {
       const { tenantId, agentId } = r.trigger;
       const outboxId = r.state === "PLANNED" ? r.id : null;
       const row = [r.id, r.trigger.id, tenantId, agentId, dueTime.sqlite(r.dueAt), r.state, outboxId, at, at];
       if (sql(INSERT_OCCURRENCE).run(...row).changes === 0) continue;
-      fresh.push({ ...r, gateHeld: plan.held(r.trigger) });
+      fresh.push(r);
       if (r.state !== "PLANNED") continue;
       const o = outboxRowOf(r, now, dueTime.iso(r.dueAt));
       const leased = lease && takeAtOnce.has(r.id) ? lease : null;
