@@ -139,7 +139,7 @@ const claimOf = (row: OutboxRow, leaseToken: string): Claim => ({
 });
 
 /** OutboxItem as SQLite returns it: DateTime columns are ISO text. */
-export type OutboxRow = Omit<OutboxItem, OutboxDate> & {
+type OutboxRow = Omit<OutboxItem, OutboxDate> & {
   [K in OutboxDate]: OutboxItem[K] extends Date ? string : string | null;
 };
 type OutboxDate =

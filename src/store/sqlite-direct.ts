@@ -56,7 +56,10 @@ export class SqliteDirect {
   }
 }
 
-/** DateTime as Prisma's SQLite adapter stores it (ISO 8601 text, so text order is time order). */
+/**
+ * DateTime as Prisma's SQLite adapter stores it (ISO 8601 text, so text order is time order). `iso` is the
+ * time's `toISOString()` where the caller has it already.
+ */
 export const sqliteTime = (at: Date, iso = at.toISOString()): string => `${iso.slice(0, -1)}+00:00`;
 
 export const fromSqliteTime = (text: string | null): Date | null => (text === null ? null : new Date(text));
