@@ -1,3 +1,4 @@
+import { NOT_RUNNING } from "../policy/control";
 import { type DrainStep, decideDrain } from "../policy/drain";
 import type { Db } from "./client";
 import { readControl } from "./control";
@@ -70,7 +71,7 @@ export async function drainingScopes(db: Db): Promise<Array<{ scope: string; dra
 
 /** Paused scopes with an automatic resume (a pause's `until`). */
 export async function scopesWithUntil(db: Db): Promise<Array<{ scope: string; until: Date }>> {
-  const rows = await db.control.findMany({ where: { state: { not: "RUNNING" }, until: { not: null } } });
+  const rows = await db.control.findMany({ where: { state: { in: NOT_RUNNING }, until: { not: null } } });
   return rows.map((r) => ({ scope: r.scope, until: r.until! }));
 }
 

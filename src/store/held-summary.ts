@@ -8,17 +8,12 @@ export async function uncoveredHeldAgents(db: Db): Promise<Array<{ agentId: stri
   const open = await db.release.findMany({ where: { state: "OPEN" }, select: { agentId: true, tenantId: true } });
   const coveredAgents = new Set(open.filter((r) => r.agentId).map((r) => r.agentId));
   const coveredTenants = new Set(open.filter((r) => !r.agentId).map((r) => r.tenantId));
+  // Asked every reconcile tick, so each read seeks an index instead of reading every row ever recorded:
+  // occurrences through (tenantId, state), one tenant at a time; events through (state, agentId).
+  const tenantIds = (await db.tenant.findMany({ select: { id: true } })).map((t) => t.id);
   const [occurrences, events] = await Promise.all([
-    db.occurrence.findMany({
-      where: { state: "HELD" },
-      distinct: ["agentId"],
-      select: { agentId: true, tenantId: true },
-    }),
-    db.inboxEvent.findMany({
-      where: { state: "HELD" },
-      distinct: ["agentId"],
-      select: { agentId: true, tenantId: true },
-    }),
+    db.occurrence.groupBy({ by: ["agentId", "tenantId"], where: { tenantId: { in: tenantIds }, state: "HELD" } }),
+    db.inboxEvent.groupBy({ by: ["agentId", "tenantId"], where: { state: "HELD" } }),
   ]);
   const byAgent = new Map([...occurrences, ...events].map((r) => [r.agentId, r]));
   return [...byAgent.values()].filter((r) => !coveredAgents.has(r.agentId) && !coveredTenants.has(r.tenantId));

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
+import { type ControlRecord, type ControlState, type HoldLevel, NOT_RUNNING } from "../policy/control";
 import {
   type Claim,
   type ClaimOptions,
@@ -87,13 +87,16 @@ export async function markAcknowledgedSqlite(
 
 export type ScopedControl = ControlRecord & { scope: string; tenantId: string; agentId: string | null };
 
+/** The states other than RUNNING, as a list the `state` index can seek (`<> 'RUNNING'` reads every record). */
+const NOT_RUNNING_SQL = `(${NOT_RUNNING.map((state) => `'${state}'`).join(", ")})`;
+
 /** Control records: the given scopes, or with `scopes` null every one that is not RUNNING. */
 export async function readControlsSqlite(
   sqlite: SqliteDirect,
   scopes: string[] | null,
 ): Promise<Map<string, ScopedControl>> {
   if (scopes !== null) return sqlite.read((sql) => controlsIn(sql, scopes));
-  const rows = await sqlite.read((sql) => sql(`SELECT * FROM "Control" WHERE "state" <> 'RUNNING'`).all());
+  const rows = await sqlite.read((sql) => sql(`SELECT * FROM "Control" WHERE "state" IN ${NOT_RUNNING_SQL}`).all());
   return controlMap(rows as ControlRow[]);
 }
 

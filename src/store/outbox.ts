@@ -1,3 +1,4 @@
+import { NOT_RUNNING } from "../policy/control";
 import type { Db, Store, Tx } from "./client";
 import { claimDuePostgres } from "./outbox-claim-pg";
 import { claimDueSqlite, markAcknowledgedSqlite, markDispatchedSqlite, readControlsSqlite } from "./outbox-sqlite";
@@ -96,7 +97,7 @@ export async function pausedScopes(store: Store): Promise<{ agents: string[]; te
   const rows = store.sqlite
     ? [...(await readControlsSqlite(store.sqlite, null)).values()]
     : await store.db.control.findMany({
-        where: { state: { not: "RUNNING" } },
+        where: { state: { in: NOT_RUNNING } },
         select: { agentId: true, tenantId: true, scope: true, state: true },
       });
   return {
