@@ -119,7 +119,7 @@ const print = (content) =>
   new Promise((resolve) => {
     const id = printId++;
     printWaiters.set(id, resolve);
-    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, method: "print", params: { content } }) + "\n");
+    process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "print", params: { content } })}\n`);
   });
 
 let pending = Promise.resolve();
@@ -154,7 +154,7 @@ readline
           },
         };
       }
-      process.stdout.write(JSON.stringify(res) + "\n");
+      process.stdout.write(`${JSON.stringify(res)}\n`);
     });
   })
   .on("close", async () => {
