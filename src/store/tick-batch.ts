@@ -266,8 +266,11 @@ function freeLanes(sql: Sql, rows: PlannedOccurrence[], limit: number): Set<stri
  * A claim on a row this batch just inserted leased and DISPATCHED: the item as claimed (see `Claim`), from
  * the insert's columns and the schema's defaults.
  */
-const dispatchedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => ({
-  item: { ...plannedItem(o, now), leaseToken, leaseAttemptId: leaseToken, leaseExpiresAt },
-  leaseToken,
-  attemptId: crypto.randomUUID(),
-});
+const dispatchedClaim = (o: OutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => {
+  // The lease fields are set in place: spreading them in would copy the whole item once more per delivery.
+  const item = plannedItem(o, now);
+  item.leaseToken = leaseToken;
+  item.leaseAttemptId = leaseToken;
+  item.leaseExpiresAt = leaseExpiresAt;
+  return { item, leaseToken, attemptId: crypto.randomUUID() };
+};
