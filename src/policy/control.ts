@@ -27,4 +27,4 @@ export const RUNNING_CONTROL: ControlRecord = {
 
 export const holdRank = (level: HoldLevel): number => (level === "none" ? 0 : roleRank(level));
 
-export const isPausedState = (state: ControlState): boolean => state !== "RUNNING";
+export const isPausedState = (state: ControlState): boolean => NOT_RUNNING.includes(state);
