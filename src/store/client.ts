@@ -1,7 +1,6 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Database } from "better-sqlite3";
-import { BACKSTOP_CHECKPOINT_PAGES, type Checkpointer, startCheckpointer } from "./checkpointer";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { SqliteDirect } from "./sqlite-direct";
@@ -27,21 +26,20 @@ export interface Store {
 
 /**
  * WAL with synchronous=NORMAL: a commit survives a killed process (the WAL is in the OS page cache), and
- * writes no longer wait for an fsync each, which made every SQLite write cost milliseconds. The checkpoints
- * (the fsyncs that remain) run on a thread of their own (checkpointer.ts), once a second; the WAL is cut
- * back to 64 MB after one.
+ * writes no longer wait for an fsync each, which made every SQLite write cost milliseconds. Checkpoints
+ * (the fsyncs that remain) every 10,000 pages instead of 1,000: the hot outbox pages are copied once per
+ * checkpoint, not once per thousand pages (a tick-claim-dispatch-ack cycle went from about 70 to 58 µs per
+ * item); the WAL is cut back to 64 MB afterwards.
  */
 class TunedSqliteAdapter extends PrismaBetterSqlite3 {
   connection: Database | null = null;
-  checkpointer: Checkpointer | null = null;
 
   override async connect() {
     const adapter = await super.connect();
     await adapter.executeScript(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}; PRAGMA journal_size_limit = 67108864;`,
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;",
     );
     this.connection = (adapter as unknown as { client: Database }).client;
-    if (!this.connection.memory) this.checkpointer ??= startCheckpointer(this.connection.name);
     return adapter;
   }
 }
@@ -58,10 +56,5 @@ export function openStore(databaseUrl: string): Store {
     if (!adapter.connection) throw new Error("the SQLite connection did not open");
     return adapter.connection;
   });
-  const close = async () => {
-    await adapter.checkpointer?.stop();
-    adapter.checkpointer = null;
-    await db.$disconnect();
-  };
-  return { db, provider: "sqlite", sqlite, close };
+  return { db, provider: "sqlite", sqlite, close: () => db.$disconnect() };
 }
