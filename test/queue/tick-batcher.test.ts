@@ -35,7 +35,7 @@ describe("the tick batcher's group commit", () => {
     expect(answersBefore(events.length)).toBe(450);
   });
 
-  it("answers every tick of a batch whose write failed with the error, and goes on with the next batch", async () => {
+  it("fails every tick of a batch whose commit step failed, with its error, and goes on with the next batch", async () => {
     let calls = 0;
     const batcher = createTickBatcher({
       store: database.store,

@@ -29,8 +29,8 @@ export interface HeldRuntimeOptions {
   crashAt?: string;
   /**
    * Tick jobs in flight at once (default 600: each waits on the group commit, and the batches in flight
-   * keep Redis, the tick thread and the database busy side by side; 300 measured about 0.04 lower b/a in
-   * bench/held.ts, 4 side-by-side pairs).
+   * keep Redis, the tick thread and the database busy side by side). With the one-batch-at-a-time group
+   * commit, 600 gave a higher b/a in bench/held.ts than 300 or 450, and 900 no more.
    */
   triggerConcurrency?: number;
   /** At most this many triggers per release step (SQLite; PostgreSQL steps one trigger at a time). */
