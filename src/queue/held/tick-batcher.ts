@@ -36,7 +36,7 @@ export interface TickBatcherOptions {
  */
 export function createTickBatcher(options: TickBatcherOptions): TickBatcher {
   const { store, now, maxBatch = 200, maxWaitMs = 0 } = options;
-  let pending: Array<{ tick: Tick; resolve: () => void; reject: (e: unknown) => void }> = [];
+  const pending: Array<{ tick: Tick; resolve: () => void; reject: (e: unknown) => void }> = [];
   let writing = false;
   let timer: NodeJS.Timeout | null = null;
   const schedule = () => {
@@ -45,8 +45,7 @@ export function createTickBatcher(options: TickBatcherOptions): TickBatcher {
   const write = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    const batch = pending.slice(0, maxBatch);
-    pending = pending.slice(batch.length);
+    const batch = pending.splice(0, maxBatch);
     writing = true;
     recordTicks(
       store,
