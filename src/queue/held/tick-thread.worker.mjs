@@ -30,15 +30,15 @@ function recordTick(job) {
 }
 
 /**
- * The jobs in flight are shared by three BullMQ workers. A worker filling its free slots fetches one job per
+ * The jobs in flight are shared by three BullMQ workers (fewer if fewer may be in flight). A worker filling its free slots fetches one job per
  * Redis round trip, in sequence (Worker.run in BullMQ 6): alone with 600 slots, it took about 100 ms to fill
  * them after a burst of ticks arrived, with the other threads mostly idle (perf). Three fill side by side
  * (b/a +0.015 over 5 side-by-side bench pairs, 4 of them higher).
  */
-const WORKERS = 3;
+const WORKERS = Math.max(1, Math.min(3, concurrency));
 const workers = Array.from(
   { length: WORKERS },
-  () =>
+  (_, i) =>
     new Worker(
       "triggers",
       async (job) => {
@@ -50,7 +50,8 @@ const workers = Array.from(
       {
         connection: { url: redisUrl, enableAutoPipelining: true },
         prefix,
-        concurrency: Math.ceil(concurrency / WORKERS),
+        // The slots split exactly: the thread never has more than `concurrency` jobs in flight.
+        concurrency: Math.floor(concurrency / WORKERS) + (i < concurrency % WORKERS ? 1 : 0),
       },
     ),
 );
