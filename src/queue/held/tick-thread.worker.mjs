@@ -30,10 +30,10 @@ function recordTick(job) {
 }
 
 /**
- * The jobs in flight are shared by three BullMQ workers (fewer if fewer may be in flight). A worker filling its free slots fetches one job per
- * Redis round trip, in sequence (Worker.run in BullMQ 6): alone with 600 slots, it took about 100 ms to fill
- * them after a burst of ticks arrived, with the other threads mostly idle (perf). Three fill side by side
- * (b/a +0.015 over 5 side-by-side bench pairs, 4 of them higher).
+ * The jobs in flight are shared by three BullMQ workers (fewer if fewer may be in flight). A worker filling
+ * its free slots fetches one job per Redis round trip, in sequence (Worker.run in BullMQ 6): alone with 600
+ * slots, it took about 100 ms to fill them after a burst of ticks arrived, with the other threads mostly idle
+ * (perf). Three fill side by side (b/a +0.015 over 5 side-by-side bench pairs, 4 of them higher).
  */
 const WORKERS = Math.max(1, Math.min(3, concurrency));
 const workers = Array.from(
