@@ -12,7 +12,7 @@ import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
 import { openStore } from "../src/store/client";
 import { findAgent, findUserByKeyHash, syncDirectory } from "../src/store/directory";
 import { migrateDatabase } from "../src/store/migrate";
-import { planDelivery } from "../src/store/outbox";
+import { planDelivery } from "../src/store/outbox/plan";
 import { startEffectReceiver } from "../test/support/effect-receiver";
 
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -117,15 +117,19 @@ export async function benchApprovals(): Promise<void> {
     );
 
     for (let i = 0; i < DELIVERIES - RUNS; i++) {
-      await planDelivery(store.db, {
-        id: `extra-${i}`,
-        kind: "action",
-        tenantId: "acme",
-        agentId: agent.id,
-        destination,
-        contract: "unique-external-id",
-        payload: { amount: i, evidence: ["x".repeat(200)] },
-      });
+      await planDelivery(
+        store,
+        {
+          id: `extra-${i}`,
+          kind: "action",
+          tenantId: "acme",
+          agentId: agent.id,
+          destination,
+          contract: "unique-external-id",
+          payload: { amount: i, evidence: ["x".repeat(200)] },
+        },
+        new Date(),
+      );
     }
     const loop = createDeliveryLoop({ store, log, batchSize: CONCURRENCY, pollMs: 60_000 });
     const deliveryStart = performance.now();

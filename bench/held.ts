@@ -9,7 +9,7 @@ import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
 import { pauseTenant, resumeTenant } from "../src/bot/handlers/tenant-control";
 import { startHeld } from "../src/bot/held-wiring";
-import { occurrenceKey } from "../src/policy/misfire";
+import { occurrenceKey } from "../src/policy/ids";
 import { openStore } from "../src/store/client";
 import { type DirectorySpec, syncDirectory } from "../src/store/directory";
 import { migrateDatabase } from "../src/store/migrate";

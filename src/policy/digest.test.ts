@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { actionKey, canonicalJson, packetDigest } from "./digest";
+import { canonicalJson, packetDigest } from "./digest";
+import { actionKey } from "./ids";
 
 describe("canonical JSON and the packet digest", () => {
   it("sorts keys at every depth and drops whitespace", () => {

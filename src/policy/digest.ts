@@ -28,7 +28,3 @@ export function canonicalJson(value: unknown): string {
 export function packetDigest(packet: unknown): string {
   return `sha256:${crypto.createHash("sha256").update(canonicalJson(packet), "utf8").digest("hex")}`;
 }
-
-/** The stable key of the one external action an approval releases: `<run>:<version>:<operation>`. */
-export const actionKey = (runId: string, version: number, operation: string): string =>
-  `${runId}:${version}:${operation}`;

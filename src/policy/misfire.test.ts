@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { occurrenceKey, planMisfire } from "./misfire";
+import { occurrenceKey } from "./ids";
+import { planMisfire } from "./misfire";
 
 const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 9, 0, s));
 const held = [2, 0, 1].map((s) => ({ id: occurrenceKey("acme:ops", "brief", at(s)), dueAt: at(s) }));

@@ -1,3 +1,5 @@
+import { coalescedKey } from "./ids";
+
 /** What happens to occurrences that were held (paused) or missed (nothing ran) when they are released. */
 export type MisfirePolicy = "coalesce" | "all" | "skip";
 export const MISFIRE_POLICIES: readonly MisfirePolicy[] = ["coalesce", "all", "skip"];
@@ -27,6 +29,8 @@ export interface ReleaseContext {
   /** The hold window: from the pause (or the last recorded occurrence) to the release. */
   heldSince: Date | null;
   releasedAt: Date;
+  /** Which coalesced delivery of this trigger in this release (see `coalescedKey`); default the first. */
+  visit?: number;
 }
 
 /**
@@ -53,7 +57,7 @@ export function planMisfire(policy: MisfirePolicy, held: HeldOccurrence[], conte
   return {
     deliveries: [
       {
-        key: `${context.agent}:${context.trigger}:release:${context.releaseId}`,
+        key: coalescedKey(context.agent, context.trigger, context.releaseId, context.visit),
         occurrenceIds: ordered.map((o) => o.id),
         payload: {
           ...base,
@@ -69,7 +73,3 @@ export function planMisfire(policy: MisfirePolicy, held: HeldOccurrence[], conte
     skipped: [],
   };
 }
-
-/** An occurrence's stable key, also its Idempotency-Key when delivered on its own. */
-export const occurrenceKey = (agentId: string, triggerKey: string, dueAt: Date): string =>
-  `${agentId}:${triggerKey}:${dueAt.toISOString()}`;

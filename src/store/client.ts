@@ -1,6 +1,8 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Database } from "better-sqlite3";
+import { postgresRunner, sqliteRunner } from "./connection/runners";
+import type { SqlRunner } from "./connection/sql";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { SqliteDirect } from "./sqlite-direct";
@@ -16,11 +18,14 @@ export type Provider = "sqlite" | "postgresql";
 export const providerOf = (databaseUrl: string): Provider =>
   /^postgres(ql)?:/.test(databaseUrl) ? "postgresql" : "sqlite";
 
+/**
+ * The store, chosen once per database in `openStore`: Prisma for the ordinary reads and writes (the same API on
+ * both), and `sql` for the hot path's portable steps (connection/sql.ts), which each database runs its own way.
+ * Nothing outside `src/store/connection` and this file knows which database it is.
+ */
 export interface Store {
   db: Db;
-  provider: Provider;
-  /** SQLite only: prepared statements on Prisma's own connection, for the hot path. */
-  sqlite: SqliteDirect | null;
+  sql: SqlRunner;
   close(): Promise<void>;
 }
 
@@ -47,7 +52,7 @@ class TunedSqliteAdapter extends PrismaBetterSqlite3 {
 export function openStore(databaseUrl: string): Store {
   if (providerOf(databaseUrl) === "postgresql") {
     const db = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) }) as unknown as Db;
-    return { db, provider: "postgresql", sqlite: null, close: () => db.$disconnect() };
+    return { db, sql: postgresRunner(db), close: () => db.$disconnect() };
   }
   const adapter = new TunedSqliteAdapter({ url: databaseUrl });
   const db = new SqliteClient({ adapter });
@@ -56,5 +61,5 @@ export function openStore(databaseUrl: string): Store {
     if (!adapter.connection) throw new Error("the SQLite connection did not open");
     return adapter.connection;
   });
-  return { db, provider: "sqlite", sqlite, close: () => db.$disconnect() };
+  return { db, sql: sqliteRunner(sqlite), close: () => db.$disconnect() };
 }

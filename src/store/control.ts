@@ -1,47 +1,13 @@
-import type { ControlRecord, ControlState, HoldLevel } from "../policy/control";
+import type { ControlRecord } from "../policy/control";
 import type { Db, Tx } from "./client";
+import { controlOf, type StoredControl } from "./control/records";
 
-interface ControlRow {
-  scope: string;
-  state: string;
-  holdLevel: string;
-  reason: string | null;
-  setBy: string | null;
-  setAt: Date | null;
-  until: Date | null;
-  version: number;
-}
+export type { StoredControl } from "./control/records";
 
-export interface StoredControl extends ControlRecord {
-  scope: string;
-  version: number;
-}
-
-const toStored = (row: ControlRow): StoredControl => ({
-  scope: row.scope,
-  state: row.state as ControlState,
-  holdLevel: row.holdLevel as HoldLevel,
-  reason: row.reason,
-  setBy: row.setBy,
-  setAt: row.setAt,
-  until: row.until,
-  version: row.version,
-});
-
+/** One record by scope, inside a Prisma transaction or not. */
 export async function readControl(db: Db | Tx, scope: string): Promise<StoredControl | null> {
   const row = await db.control.findUnique({ where: { scope } });
-  return row ? toStored(row) : null;
-}
-
-/** Both records the gate needs, in one primary-key read. */
-export async function readControlPair(
-  db: Db,
-  agentScopeId: string,
-  tenantScopeId: string,
-): Promise<{ agent?: StoredControl; tenant?: StoredControl }> {
-  const rows = await db.control.findMany({ where: { scope: { in: [agentScopeId, tenantScopeId] } } });
-  const byScope = new Map(rows.map((r) => [r.scope, toStored(r)]));
-  return { agent: byScope.get(agentScopeId), tenant: byScope.get(tenantScopeId) };
+  return row ? controlOf(row) : null;
 }
 
 export interface AuditEntry {
@@ -52,7 +18,10 @@ export interface AuditEntry {
   holdLevel?: string | null;
 }
 
-export type ControlChange<R> = (current: StoredControl) => { next: ControlRecord | null; result: R; audit: AuditEntry };
+/** The record a change writes; a pause that drains names its deadline (left as it is when absent). */
+export type NextControl = ControlRecord & { drainDeadline?: Date | null };
+
+export type ControlChange<R> = (current: StoredControl) => { next: NextControl | null; result: R; audit: AuditEntry };
 
 export class ControlConflictError extends Error {
   readonly code = "control_conflict";
@@ -80,7 +49,16 @@ export async function changeControl<R>(
         if (next) {
           const written = await tx.control.updateMany({
             where: { scope, version: current.version },
-            data: { ...next, version: current.version + 1 },
+            data: {
+              state: next.state,
+              holdLevel: next.holdLevel,
+              reason: next.reason,
+              setBy: next.setBy,
+              setAt: next.setAt,
+              until: next.until,
+              ...(next.drainDeadline === undefined ? {} : { drainDeadline: next.drainDeadline }),
+              version: current.version + 1,
+            },
           });
           if (written.count !== 1) throw new ControlConflictError(scope);
         }

@@ -1,5 +1,6 @@
-import type { Db } from "./client";
-import { type PlannedDelivery, planDelivery } from "./outbox";
+import type { Db, Store } from "./client";
+import { planDelivery } from "./outbox/plan";
+import type { PlannedDelivery } from "./outbox/types";
 
 export interface StoredDecision {
   eventId: string;
@@ -45,9 +46,9 @@ class LostRace extends Error {}
  * waiting), the event is recorded and the outbox row planned. Returns false when another decision won
  * the update (or recorded the same event id first); then nothing of this one is written.
  */
-export async function commitDecision(db: Db, commit: DecisionCommit): Promise<boolean> {
+export async function commitDecision(store: Store, commit: DecisionCommit): Promise<boolean> {
   try {
-    await db.$transaction(
+    await store.db.$transaction(
       async (tx) => {
         const moved = await tx.run.updateMany({
           where: { id: commit.runId, version: commit.fromVersion, state: "waiting" },
@@ -55,7 +56,7 @@ export async function commitDecision(db: Db, commit: DecisionCommit): Promise<bo
         });
         if (moved.count !== 1) throw new LostRace();
         await tx.decisionEvent.create({ data: { runId: commit.runId, ...commit.event, createdAt: commit.at } });
-        if (commit.outbox) await planDelivery(tx, commit.outbox);
+        if (commit.outbox) await planDelivery(store, commit.outbox, commit.at, tx);
         commit.beforeCommit?.();
       },
       { maxWait: 30_000, timeout: 30_000 },

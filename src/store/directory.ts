@@ -1,3 +1,4 @@
+import { agentId, agentScope, tenantScope, userId } from "../policy/ids";
 import type { Standing } from "../policy/roles";
 import type { Db, Tx } from "./client";
 
@@ -29,11 +30,6 @@ export interface AgentSpec {
   agentKeyHash?: string;
   settings: Record<string, unknown>;
 }
-
-export const userId = (tenantId: string, name: string) => `${tenantId}:${name}`;
-export const agentId = (tenantId: string, name: string) => `${tenantId}:${name}`;
-export const agentScope = (id: string) => `agent:${id}`;
-export const tenantScope = (id: string) => `tenant:${id}`;
 
 /**
  * Makes the database match the config: upserts what is listed, removes users, identities and roles that

@@ -1,10 +1,9 @@
-import type { Db } from "./client";
-import { checkGate } from "./gate";
-import { planDelivery } from "./outbox";
+import { eventDeliveryKey } from "../policy/ids";
+import type { Db, Store } from "./client";
+import { checkGate } from "./control/gate";
+import { planDelivery } from "./outbox/plan";
 
 const SETTLED = ["ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"];
-
-export const eventDeliveryKey = (agentId: string, eventId: string) => `${agentId}:event:${eventId}`;
 
 /**
  * Hands an agent's next inbound event to the outbox, one at a time: event N+1 is planned only once event
@@ -12,7 +11,8 @@ export const eventDeliveryKey = (agentId: string, eventId: string) => `${agentId
  * it comes from never having two events of one agent in the outbox together. Returns true when an event
  * was planned. Safe to call any number of times from anywhere: every step is a conditional update.
  */
-export async function pumpEvents(db: Db, agentId: string, now: Date): Promise<boolean> {
+export async function pumpEvents(store: Store, agentId: string, now: Date): Promise<boolean> {
+  const db = store.db;
   const inFlight = await db.inboxEvent.findFirst({ where: { agentId, state: "PLANNED" }, orderBy: { seq: "asc" } });
   if (inFlight) {
     const item = await db.outboxItem.findUnique({
@@ -27,7 +27,7 @@ export async function pumpEvents(db: Db, agentId: string, now: Date): Promise<bo
     orderBy: { seq: "asc" },
   });
   if (!next) return false;
-  if ((await checkGate(db, agentId, next.tenantId)).held) return false;
+  if ((await checkGate(store, agentId, next.tenantId)).held) return false;
   const agent = await db.agent.findUnique({ where: { id: agentId }, select: { webhook: true } });
   return db.$transaction(async (tx) => {
     const taken = await tx.inboxEvent.updateMany({
@@ -35,23 +35,28 @@ export async function pumpEvents(db: Db, agentId: string, now: Date): Promise<bo
       data: { state: "PLANNED" },
     });
     if (taken.count !== 1) return false;
-    await planDelivery(tx, {
-      id: eventDeliveryKey(agentId, next.eventId),
-      kind: "event",
-      tenantId: next.tenantId,
-      agentId,
-      // An agent without a webhook gets a delivery that fails visibly rather than a silent drop.
-      destination: agent?.webhook ?? "http://invalid.invalid/no-webhook",
-      contract: "none",
-      payload: {
-        eventId: next.eventId,
-        type: next.type,
-        payload: JSON.parse(next.payload) as unknown,
-        seq: next.seq,
-        receivedAt: next.receivedAt.toISOString(),
-        deliveredAt: now.toISOString(),
+    await planDelivery(
+      store,
+      {
+        id: eventDeliveryKey(agentId, next.eventId),
+        kind: "event",
+        tenantId: next.tenantId,
+        agentId,
+        // An agent without a webhook gets a delivery that fails visibly rather than a silent drop.
+        destination: agent?.webhook ?? "http://invalid.invalid/no-webhook",
+        contract: "none",
+        payload: {
+          eventId: next.eventId,
+          type: next.type,
+          payload: JSON.parse(next.payload) as unknown,
+          seq: next.seq,
+          receivedAt: next.receivedAt.toISOString(),
+          deliveredAt: now.toISOString(),
+        },
       },
-    });
+      now,
+      tx,
+    );
     return true;
   });
 }

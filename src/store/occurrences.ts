@@ -1,6 +1,6 @@
-import { occurrenceKey } from "../policy/misfire";
+import { occurrenceKey } from "../policy/ids";
 import type { Db, Tx } from "./client";
-import { openRelease } from "./releases";
+import { openRelease } from "./held/releases";
 import type { StoredTrigger } from "./triggers";
 
 export interface MissedResult {

@@ -1,7 +1,8 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
-import { findOutboxItem, planDelivery } from "../../src/store/outbox";
+import { findOutboxItem } from "../../src/store/outbox/marks";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
@@ -50,17 +51,21 @@ describe.each(PROVIDERS)("receiving contracts after a dropped response, on %s", 
     receiver.behave = (_call, index) => (index === 0 ? { kind: "apply-then-drop" } : { kind: "ok" });
     const contract = contractText.replace("{receiver}", receiver.url);
     const key = "run-9:1:send";
-    await planDelivery(h.ctx.store.db, {
-      id: key,
-      kind: "action",
-      tenantId: "acme",
-      agentId: "acme:ops-agent",
-      runId: "run-9",
-      digest: "sha256:feed",
-      destination: `${receiver.url}/effects`,
-      contract,
-      payload: { n: 1 },
-    });
+    await planDelivery(
+      h.ctx.store,
+      {
+        id: key,
+        kind: "action",
+        tenantId: "acme",
+        agentId: "acme:ops-agent",
+        runId: "run-9",
+        digest: "sha256:feed",
+        destination: `${receiver.url}/effects`,
+        contract,
+        payload: { n: 1 },
+      },
+      new Date(),
+    );
     // A long first backoff so the retry happens at the simulated age, not before.
     const retry = { maxAttempts: 5, baseDelayMs: HOUR / 2, maxDelayMs: HOUR / 2 };
     const loop = createDeliveryLoop({

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
-import { listReconciliations } from "../../src/store/outbox-review";
+import { listReconciliations } from "../../src/store/outbox/review";
 import { createWaitingRun, declareDestinations } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";

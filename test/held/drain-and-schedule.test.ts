@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { planDelivery } from "../../src/store/outbox";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
@@ -9,15 +9,19 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
   afterEach(() => h.close());
 
   const planAction = (id: string) =>
-    planDelivery(h.ctx.store.db, {
-      id,
-      kind: "action",
-      tenantId: "acme",
-      agentId: AGENT,
-      destination: `${h.receiver.url}/effects`,
-      contract: "key-retained 24h",
-      payload: { id },
-    }).then(() => h.runtime.delivery.nudge());
+    planDelivery(
+      h.ctx.store,
+      {
+        id,
+        kind: "action",
+        tenantId: "acme",
+        agentId: AGENT,
+        destination: `${h.receiver.url}/effects`,
+        contract: "key-retained 24h",
+        payload: { id },
+      },
+      new Date(),
+    ).then(() => h.runtime.delivery.nudge());
   const control = async () => (await h.call("GET", "/v1/agents/ops-agent/control", "mia")).json;
 
   it("lets a delivery in flight finish: the state reads DRAINING until it is acknowledged, then PAUSED", async () => {

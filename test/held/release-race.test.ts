@@ -1,8 +1,8 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runRelease } from "../../src/queue/held/run-release";
+import { openRecoveryRelease, openRelease } from "../../src/store/held/releases";
 import { recordMissed } from "../../src/store/occurrences";
-import { openRecoveryRelease, openRelease } from "../../src/store/releases";
 import { upsertTrigger } from "../../src/store/triggers";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
@@ -45,9 +45,13 @@ describe.each(PROVIDERS)("two releases over the same held rows on %s", (provider
         openRelease(tx, { tenantId: "acme", agentId: AGENT, requestedBy: "acme:alice", heldSince: null, now }),
       );
     const [first, second] = [await open(), await open()];
-    expect(await openRecoveryRelease(db, AGENT, "acme", now)).toBeNull(); // they cover the rows already
+    expect(await openRecoveryRelease(h.ctx.store, AGENT, "acme", now)).toBeNull(); // they cover the rows already
     const deps = { store: h.ctx.store, log: pino({ level: "silent" }), now: () => now, planned: () => {} };
-    const [a, b] = await Promise.all([runRelease(deps, first), runRelease(deps, second)]);
+    const [a, b] = await Promise.all([
+      runRelease({ ...deps, instanceId: "one" }, first),
+      runRelease({ ...deps, instanceId: "two" }, second),
+    ]);
+    if (a === "held-elsewhere" || b === "held-elsewhere") throw new Error("each release has a lease of its own");
     expect(a.released + b.released).toBe(15);
     expect(await db.occurrence.count({ where: { state: "HELD" } })).toBe(0);
     const items = await db.outboxItem.findMany();

@@ -5,14 +5,10 @@ import { resumeAgent } from "../../src/bot/handlers/resume";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
 import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
-import {
-  type Claim,
-  claimDueItems,
-  findOutboxItem,
-  markAcknowledged,
-  markDispatchedMany,
-  planDelivery,
-} from "../../src/store/outbox";
+import { claimDueItems } from "../../src/store/outbox/claim";
+import { findOutboxItem, markAcknowledged, markDispatchedMany } from "../../src/store/outbox/marks";
+import { planDelivery } from "../../src/store/outbox/plan";
+import type { Claim } from "../../src/store/outbox/types";
 import { PROVIDERS } from "../support/databases";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { createHarness, type Harness } from "../support/harness";
@@ -38,15 +34,19 @@ describe.each(PROVIDERS)("the delivery loop on %s", (provider) => {
   });
 
   const plan = (id: string, contract = "key-retained 24h") =>
-    planDelivery(h.ctx.store.db, {
-      id,
-      kind: "action",
-      tenantId: "acme",
-      agentId: agent.id,
-      destination: `${receiver.url}/effects`,
-      contract,
-      payload: { id },
-    });
+    planDelivery(
+      h.ctx.store,
+      {
+        id,
+        kind: "action",
+        tenantId: "acme",
+        agentId: agent.id,
+        destination: `${receiver.url}/effects`,
+        contract,
+        payload: { id },
+      },
+      new Date(),
+    );
   const drain = async (loop: ReturnType<typeof createDeliveryLoop>) => {
     while ((await loop.runOnce()) > 0);
   };

@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
-import type { OutboxItem } from "../../src/store/outbox";
+import type { OutboxItem } from "../../src/store/outbox/types";
 
 /** A destination whose answer each test picks by path: 200, 503, 400, or none at all. */
 let server: http.Server;

@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import { pauseAgent } from "../../src/bot/handlers/pause";
 import { resumeAgent } from "../../src/bot/handlers/resume";
+import { agentScope, userId } from "../../src/policy/ids";
 import { listAudit, readControl } from "../../src/store/control";
-import { agentScope, findAgent, findUserByIdentity, syncDirectory, userId } from "../../src/store/directory";
+import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, EXAMPLE_CONFIG, type Harness } from "../support/harness";
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseTenant } from "../../src/bot/handlers/tenant-control";
+import { agentId } from "../../src/policy/ids";
 import { openStore } from "../../src/store/client";
-import { agentId } from "../../src/store/directory";
-import { checkGate, isHeld } from "../../src/store/gate";
+import { checkGate } from "../../src/store/control/gate";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 
@@ -16,15 +16,15 @@ describe.each(PROVIDERS)("the fail-closed gate on %s", (provider) => {
   afterEach(async () => h.close());
 
   it("lets a running agent work, and holds it while its tenant is paused", async () => {
-    expect(await isHeld(h.ctx.store.db, OPS, "acme")).toBe(false);
+    expect(await (await checkGate(h.ctx.store, OPS, "acme")).held).toBe(false);
     const ada = (await h.ctx.store.db.user.findUnique({ where: { id: "acme:ada" } }))!;
     await pauseTenant(h.ctx, ada, "freeze", null);
-    expect(await checkGate(h.ctx.store.db, OPS, "acme")).toEqual({ held: true, because: "tenant_paused" });
-    expect(await isHeld(h.ctx.store.db, agentId("globex", "globex-agent"), "globex")).toBe(false);
+    expect(await checkGate(h.ctx.store, OPS, "acme")).toEqual({ held: true, because: "tenant_paused" });
+    expect(await (await checkGate(h.ctx.store, agentId("globex", "globex-agent"), "globex")).held).toBe(false);
   });
 
   it("holds an agent that has no control record", async () => {
-    expect(await checkGate(h.ctx.store.db, agentId("acme", "ghost"), "acme")).toEqual({
+    expect(await checkGate(h.ctx.store, agentId("acme", "ghost"), "acme")).toEqual({
       held: true,
       because: "unreadable",
     });
@@ -32,7 +32,7 @@ describe.each(PROVIDERS)("the fail-closed gate on %s", (provider) => {
 
   it("holds work when the control table is gone", async () => {
     await h.ctx.store.db.$executeRawUnsafe('DROP TABLE "Control"');
-    expect(await checkGate(h.ctx.store.db, OPS, "acme")).toEqual({ held: true, because: "unreadable" });
+    expect(await checkGate(h.ctx.store, OPS, "acme")).toEqual({ held: true, because: "unreadable" });
   });
 });
 
@@ -40,7 +40,7 @@ describe("the fail-closed gate with no database", () => {
   it("holds work when PostgreSQL is unreachable", async () => {
     const store = openStore("postgresql://postgres@127.0.0.1:1/none");
     try {
-      expect(await checkGate(store.db, OPS, "acme")).toEqual({ held: true, because: "unreadable" });
+      expect(await checkGate(store, OPS, "acme")).toEqual({ held: true, because: "unreadable" });
     } finally {
       await store.close().catch(() => {});
     }
@@ -49,7 +49,7 @@ describe("the fail-closed gate with no database", () => {
   it("holds work when the SQLite file cannot be opened", async () => {
     const store = openStore("file:/nonexistent-dir/holdfast.db");
     try {
-      expect(await isHeld(store.db, OPS, "acme")).toBe(true);
+      expect(await (await checkGate(store, OPS, "acme")).held).toBe(true);
     } finally {
       await store.close().catch(() => {});
     }

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/client";
-import { claimDueItems, findOutboxItem, planDelivery } from "../../src/store/outbox";
+import { claimDueItems } from "../../src/store/outbox/claim";
+import { findOutboxItem } from "../../src/store/outbox/marks";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 
 const T = new Date("2026-12-01T10:00:00.000Z");
@@ -23,15 +25,19 @@ describe.each([...PROVIDERS, "postgresql in America/New_York" as const])("claimi
       const [zone] = await store.db.$queryRawUnsafe<Array<{ TimeZone: string }>>("SHOW TimeZone");
       expect(zone?.TimeZone).toBe("America/New_York");
     }
-    await planDelivery(store.db, {
-      id: "k1",
-      kind: "action",
-      tenantId: "acme",
-      agentId: "acme:ops-agent",
-      destination: "http://127.0.0.1:9/x",
-      contract: "none",
-      payload: {},
-    });
+    await planDelivery(
+      store,
+      {
+        id: "k1",
+        kind: "action",
+        tenantId: "acme",
+        agentId: "acme:ops-agent",
+        destination: "http://127.0.0.1:9/x",
+        contract: "none",
+        payload: {},
+      },
+      new Date(),
+    );
     await store.db.outboxItem.update({ where: { id: "k1" }, data: { nextAttemptAt: T } });
   });
   afterEach(async () => {

@@ -3,8 +3,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseAgent } from "../../src/bot/handlers/pause";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
 import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
-import { claimDueItems, findOutboxItem, planDelivery } from "../../src/store/outbox";
-import { recordTicks } from "../../src/store/tick-batch";
+import { recordTicks } from "../../src/store/held/tick-batch";
+import { claimDueItems } from "../../src/store/outbox/claim";
+import { findOutboxItem } from "../../src/store/outbox/marks";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { upsertTrigger } from "../../src/store/triggers";
 import { PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";
@@ -130,12 +132,16 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
   it.runIf(provider === "sqlite")("leaves a delivery for the claim when its lane already has one waiting", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/shared");
     const waiting = { kind: "action" as const, tenantId: "acme", agentId: agent.id, contract: "none" };
-    await planDelivery(h.ctx.store.db, {
-      ...waiting,
-      id: "earlier",
-      destination: "http://127.0.0.1:9/shared",
-      payload: {},
-    });
+    await planDelivery(
+      h.ctx.store,
+      {
+        ...waiting,
+        id: "earlier",
+        destination: "http://127.0.0.1:9/shared",
+        payload: {},
+      },
+      new Date(),
+    );
     // Planned a millisecond later than the earlier item (in the same millisecond, the key decides the order).
     const plannedAt = new Date((await findOutboxItem(h.ctx.store.db, "earlier"))!.nextAttemptAt.getTime() + 1);
     const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], plannedAt, intake);
@@ -206,7 +212,7 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
       const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
       expect(claims).toHaveLength(1);
       const later = { kind: "action" as const, tenantId: "acme", agentId: agent.id, contract: "none", payload: {} };
-      await planDelivery(h.ctx.store.db, { ...later, id: "later", destination: `${receiver.url}/lane` });
+      await planDelivery(h.ctx.store, { ...later, id: "later", destination: `${receiver.url}/lane` }, new Date());
       loop.deliver(claims);
       loop.start();
       await receiver.waitForCalls(2, 10_000);

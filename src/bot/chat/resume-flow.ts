@@ -1,6 +1,7 @@
+import { agentScope } from "../../policy/ids";
 import { createChatButtons, findChatButton, newButtonId } from "../../store/chat";
 import { recordRefusal } from "../../store/control";
-import { agentScope, findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
+import { findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";

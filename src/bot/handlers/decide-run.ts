@@ -1,6 +1,6 @@
 import type { DecisionAction, DecisionResult, RejectReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
-import { actionKey } from "../../policy/digest";
+import { actionKey } from "../../policy/ids";
 import { commitDecision, findDecisionEvent } from "../../store/decisions";
 import type { KnownUser } from "../../store/directory";
 import { findAgentById } from "../../store/directory";
@@ -62,7 +62,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
 
   const approve = decision.result === "approved";
   const contract = approve ? await contractOf(ctx, run) : undefined;
-  const won = await commitDecision(db, {
+  const won = await commitDecision(ctx.store, {
     runId: run.id,
     fromVersion: run.version,
     next: decision.next,

@@ -16,7 +16,7 @@ export async function expireRun(ctx: HandlerContext, runId: string): Promise<Exp
   const now = ctx.now();
   const decision = expire(run, now);
   if (decision.result !== "expired") return decision.result;
-  const won = await commitDecision(db, {
+  const won = await commitDecision(ctx.store, {
     runId,
     fromVersion: run.version,
     next: decision.next,

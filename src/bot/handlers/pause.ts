@@ -1,10 +1,11 @@
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../policy/drain";
+import { agentScope } from "../../policy/ids";
 import type { PauseOutcome } from "../../policy/pause";
 import { decidePause } from "../../policy/pause";
 import { effectiveRole } from "../../policy/roles";
-import { changeControl, readControl } from "../../store/control";
+import { changeControl, type NextControl, readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
-import { agentScope, standingOf } from "../../store/directory";
+import { standingOf } from "../../store/directory";
 import { settleDrain } from "../../store/drain";
 import type { HandlerContext } from "../context";
 import type { ControlView } from "./control-view";
@@ -55,7 +56,7 @@ export function withDrainDeadline(
   decision: ReturnType<typeof decidePause>,
   now: Date,
   drainTimeoutMs = DEFAULT_DRAIN_TIMEOUT_MS,
-): ReturnType<typeof decidePause>["next"] {
+): NextControl {
   if (decision.outcome !== "paused") return decision.next;
-  return Object.assign({}, decision.next, { drainDeadline: new Date(now.getTime() + drainTimeoutMs) });
+  return { ...decision.next, drainDeadline: new Date(now.getTime() + drainTimeoutMs) };
 }

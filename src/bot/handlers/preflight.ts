@@ -1,9 +1,10 @@
+import { agentScope, tenantScope } from "../../policy/ids";
 import type { ResumeRefusal } from "../../policy/resume";
 import { decideResume } from "../../policy/resume";
 import { effectiveRole, type Role } from "../../policy/roles";
 import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
-import { agentScope, standingOf, tenantScope } from "../../store/directory";
+import { standingOf } from "../../store/directory";
 import { countHeldWork, type HeldCounts } from "../../store/held-work";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView } from "./control-view";

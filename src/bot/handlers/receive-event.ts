@@ -1,6 +1,6 @@
 import { fingerprint } from "../../policy/fingerprint";
+import { checkGate } from "../../store/control/gate";
 import type { KnownAgent } from "../../store/directory";
-import { checkGate } from "../../store/gate";
 import { type ReceiveResult, receiveEvent } from "../../store/inbox";
 import type { StateDelta } from "../../store/runs-checkpoint";
 import type { HandlerContext } from "../context";
@@ -23,7 +23,7 @@ export const checkpointsOf = (agent: KnownAgent): string[] =>
  */
 export async function acceptEvent(ctx: HandlerContext, agent: KnownAgent, input: EventInput): Promise<ReceiveResult> {
   const { db } = ctx.store;
-  const held = (await checkGate(db, agent.id, agent.tenantId)).held;
+  const held = (await checkGate(ctx.store, agent.id, agent.tenantId)).held;
   const result = await receiveEvent(db, {
     agent,
     checkpoints: checkpointsOf(agent),

@@ -1,8 +1,8 @@
 import { effectiveRole } from "../../policy/roles";
 import type { KnownUser } from "../../store/directory";
 import { findAgentById, standingOf } from "../../store/directory";
-import { findOutboxItem } from "../../store/outbox";
-import { type Resolution, reconcileItem } from "../../store/outbox-review";
+import { findOutboxItem } from "../../store/outbox/marks";
+import { type Resolution, reconcileItem } from "../../store/outbox/review";
 import type { HandlerContext } from "../context";
 import { type DeliveryView, deliveryView } from "./run-view";
 

@@ -2,7 +2,7 @@ import type { ResumeActor } from "../../policy/resume";
 import { decideResume } from "../../policy/resume";
 import type { AuditEntry } from "../../store/control";
 import { changeControl } from "../../store/control";
-import { openRelease } from "../../store/releases";
+import { openRelease } from "../../store/held/releases";
 import type { HandlerContext } from "../context";
 
 export interface ReleasingResume {

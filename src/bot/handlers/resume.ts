@@ -1,8 +1,9 @@
+import { agentScope } from "../../policy/ids";
 import type { ResumeActor, ResumeRefusal } from "../../policy/resume";
 import { effectiveRole } from "../../policy/roles";
 import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
-import { agentScope, standingOf } from "../../store/directory";
+import { standingOf } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import type { ControlView } from "./control-view";
 import { controlView } from "./control-view";

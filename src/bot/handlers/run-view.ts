@@ -1,8 +1,8 @@
 import type { Db } from "../../store/client";
 import { findDeciding } from "../../store/decisions";
 import { userName } from "../../store/directory";
-import type { OutboxItem } from "../../store/outbox";
-import { findRunDelivery } from "../../store/outbox-review";
+import { findRunDelivery } from "../../store/outbox/review";
+import type { OutboxItem } from "../../store/outbox/types";
 import type { RunRecord } from "../../store/runs";
 import { userNames } from "../../store/users";
 

@@ -1,6 +1,6 @@
+import { agentScope, tenantScope } from "../../policy/ids";
 import { readControl } from "../../store/control";
 import type { KnownAgent } from "../../store/directory";
-import { agentScope, tenantScope } from "../../store/directory";
 import { countHeldWork, findOldestWaits, type HeldCounts, type OldestWaits } from "../../store/held-work";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView } from "./control-view";

@@ -1,10 +1,10 @@
+import { tenantScope } from "../../policy/ids";
 import { decidePause, type PauseOutcome } from "../../policy/pause";
 import type { ResumeRefusal } from "../../policy/resume";
 import { mayControlTenant } from "../../policy/roles";
 import type { StoredControl } from "../../store/control";
 import { changeControl, readControl } from "../../store/control";
 import type { KnownUser } from "../../store/directory";
-import { tenantScope } from "../../store/directory";
 import { settleDrain } from "../../store/drain";
 import type { HandlerContext } from "../context";
 import { withDrainDeadline } from "./pause";

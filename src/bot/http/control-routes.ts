@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { agentScope } from "../../policy/ids";
 import { readControl } from "../../store/control";
-import { agentScope } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { controlView } from "../handlers/control-view";
 import { pauseAgent } from "../handlers/pause";

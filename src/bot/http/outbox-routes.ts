@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { listOutbox } from "../../store/outbox-review";
+import { listOutbox } from "../../store/outbox/review";
 import type { HandlerContext } from "../context";
 import { reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";

@@ -1,24 +1,21 @@
 import type { Logger } from "pino";
-import type { ControlRecord } from "../../policy/control";
 import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
 import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
-import { gateVerdict } from "../../policy/gate";
 import type { Store } from "../../store/client";
-import { readControlScopes } from "../../store/control-scopes";
-import { agentScope, tenantScope } from "../../store/directory";
-import type { Claim, OutboxItem } from "../../store/outbox";
+import { pausedScopes, readControls } from "../../store/control/gate";
+import { type Controls, gateOf, gateScopes } from "../../store/control/records";
+import { claimDueItems } from "../../store/outbox/claim";
 import {
-  claimDueItems,
   markAcknowledged,
   markAcknowledgedMany,
   markDispatchedMany,
   markObserved,
   markRetry,
   markSettled,
-  pausedScopes,
   releaseLease,
   returnUnsent,
-} from "../../store/outbox";
+} from "../../store/outbox/marks";
+import type { Claim, OutboxItem } from "../../store/outbox/types";
 import { type DeliveryTransport, httpTransport } from "./http-transport";
 
 export interface DeliveryLoopOptions {
@@ -56,7 +53,7 @@ export interface DeliveryLoopOptions {
 const GATE_MAX_AGE_MS = 100;
 
 interface Gate {
-  controls: Map<string, ControlRecord>;
+  controls: Controls;
   readAt: number;
 }
 
@@ -162,9 +159,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
 
   /** The control records of a round's claims (fail closed: a failed read holds everything). */
   async function readGate(claims: Claim[]): Promise<Gate> {
-    const scopes = claims.flatMap((c) => [agentScope(c.item.agentId), tenantScope(c.item.tenantId)]);
-    const controls = await readControlScopes(store, scopes).catch(() => new Map<string, ControlRecord>());
-    return { controls, readAt: Date.now() };
+    const controls = await readControls(store, gateScopes(claims.map((c) => c.item))).catch((): Controls => new Map());
+    return { controls, readAt: now().getTime() };
   }
 
   /** The wave's claims that may go: gate open, and an uncertain earlier attempt resolved. */
@@ -172,7 +168,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const open: Claim[] = [];
     for (const claim of wave) {
       const { agentId, tenantId } = claim.item;
-      if (gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId))).held) {
+      if (gateOf(controls, agentId, tenantId).held) {
         await releaseLease(db, claim);
         continue;
       }
@@ -219,8 +215,6 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     if ((await transport.lookup(lookupUrl, item.id)) === "present") await markObserved(db, item.id, now());
   }
 
-  /** Agents held by a round under way (a count per agent), left out of other rounds' claims. */
-  const busyAgents = new Map<string, number>();
   /** Rounds of items leased elsewhere (`deliver`), still under way: stop waits for them. */
   const delivering = new Set<Promise<void>>();
   let deliveringItems = 0;
@@ -235,7 +229,6 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
         limit: batchSize,
         leaseMs,
         excludeAgents: paused.agents,
-        heldAgents: () => busyAgents.keys(),
         excludeTenants: paused.tenants,
       });
     } catch (error) {
@@ -260,7 +253,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     let gate: Gate | null = null;
     for (let k = 0; k < depth; k++) {
       const wave = [...lanes.values()].flatMap((lane) => (lane[k] ? [lane[k]!] : []));
-      if (!gate || Date.now() - gate.readAt > GATE_MAX_AGE_MS) gate = await readGate(claims);
+      if (!gate || now().getTime() - gate.readAt > GATE_MAX_AGE_MS) gate = await readGate(claims);
       await openClaims(wave, gate)
         .then(sendWave)
         .catch((error: Error) => log.error({ err: error.message }, "delivery wave failed"));
@@ -288,19 +281,12 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     return { claimed: claims.length, done: runRound(claims, sendRound) };
   }
 
-  /** Sends a round's claims, holding their agents out of other claims until it is done. */
+  /**
+   * Sends a round's claims. Later items of their lanes stay out of every other claim, of this process or
+   * another, while these are leased (the lane rule in store/outbox/claim.ts).
+   */
   function runRound(claims: Claim[], send: (claims: Claim[]) => Promise<void>): Promise<void> {
-    const agents = [...new Set(claims.map((c) => c.item.agentId))];
-    for (const agent of agents) busyAgents.set(agent, (busyAgents.get(agent) ?? 0) + 1);
-    return send(claims)
-      .catch((error: Error) => log.error({ err: error.message }, "delivery round failed"))
-      .finally(() => {
-        for (const agent of agents) {
-          const count = (busyAgents.get(agent) ?? 1) - 1;
-          if (count > 0) busyAgents.set(agent, count);
-          else busyAgents.delete(agent);
-        }
-      });
+    return send(claims).catch((error: Error) => log.error({ err: error.message }, "delivery round failed"));
   }
 
   async function runOnce(): Promise<number> {

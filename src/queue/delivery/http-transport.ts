@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
-import type { OutboxItem } from "../../store/outbox";
+import type { OutboxItem } from "../../store/outbox/types";
 import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
 
 export type LookupAnswer = "present" | "absent" | "unknown";

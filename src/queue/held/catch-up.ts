@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { dueTimesBetween } from "../../policy/schedule";
 import type { Store } from "../../store/client";
-import { checkGate } from "../../store/gate";
+import { checkGate } from "../../store/control/gate";
 import { type MissedResult, recordMissed } from "../../store/occurrences";
 import { cadenceOf, type StoredTrigger } from "../../store/triggers";
 
@@ -19,7 +19,7 @@ export async function catchUpTrigger(deps: FireDeps, trigger: StoredTrigger): Pr
   const now = deps.now();
   const after = trigger.lastDueAt ?? trigger.createdAt;
   const missed = dueTimesBetween(cadenceOf(trigger), after, now);
-  const held = (await checkGate(deps.store.db, trigger.agentId, trigger.tenantId)).held;
+  const held = (await checkGate(deps.store, trigger.agentId, trigger.tenantId)).held;
   const result = await recordMissed(deps.store.db, { trigger, missed, held, now });
   if (result.recorded)
     deps.log.info({ trigger: trigger.id, missed: result.recorded, held }, "missed occurrences recorded");

@@ -1,8 +1,3 @@
-/** BullMQ custom job ids may not contain ':', which every agent id does. */
-export const jobId = (...parts: string[]): string => parts.join("|").replaceAll(":", "~");
-
-export const schedulerId = (triggerId: string): string => `trigger:${triggerId}`;
-
 /** The due time a job scheduler's job stands for: its id ends with the scheduled millis. */
 export function scheduledMillis(job: { id?: string; timestamp: number; delay: number }): number {
   const tail = job.id?.split(":").pop();

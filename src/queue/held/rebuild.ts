@@ -2,8 +2,8 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import type { Store } from "../../store/client";
 import { drainingScopes, scopesWithUntil } from "../../store/drain";
+import { openRecoveryRelease, openReleaseIds } from "../../store/held/releases";
 import { uncoveredHeldAgents } from "../../store/held-summary";
-import { openRecoveryRelease, openReleaseIds } from "../../store/releases";
 import { allTriggers } from "../../store/triggers";
 import { catchUpTrigger } from "./catch-up";
 import { type ControlJobs, scheduleTrigger } from "./schedules";
@@ -51,7 +51,7 @@ export async function rebuildFromDatabase(deps: RebuildDeps): Promise<Record<str
 export async function recoverOrphanedHolds(deps: Pick<RebuildDeps, "store" | "now" | "jobs">): Promise<number> {
   let recovered = 0;
   for (const { agentId, tenantId } of await uncoveredHeldAgents(deps.store.db)) {
-    const releaseId = await openRecoveryRelease(deps.store.db, agentId, tenantId, deps.now());
+    const releaseId = await openRecoveryRelease(deps.store, agentId, tenantId, deps.now());
     if (!releaseId) continue;
     await deps.jobs.release(releaseId);
     recovered++;

@@ -1,47 +1,70 @@
 import type { Logger } from "pino";
+import { releaseLeaseName } from "../../policy/ids";
 import type { Store } from "../../store/client";
+import { ReleaseRaceError, releaseNextBatch } from "../../store/held/releases";
 import { pumpEvents } from "../../store/inbox-pump";
-import { ReleaseRaceError, releaseNextBatch } from "../../store/releases";
+import { dropLease, takeLease } from "../../store/leases";
 
 export interface ReleaseDeps {
   store: Store;
   log: Logger;
   now: () => Date;
+  /** This process, as the owner of the leases it takes. */
+  instanceId: string;
   /** New deliveries were planned: wake the delivery loop. */
   planned(): void;
-  /** Called after each committed batch; the test-only crash hook stops the process here. */
+  /** Called after each committed batch; the test-only crash point stops the process here. */
   afterBatch?(releaseId: string): Promise<void>;
   /** At most this many triggers per step; default 100. */
   triggersPerStep?: number;
 }
 
 /**
- * Works a release to the end in batches (design.md section 10). Every batch commits on its own, so a
- * process killed half-way leaves an OPEN release whose remaining HELD rows the next run picks up; rows
- * already RELEASED are never looked at again.
+ * How long a release's lease lasts without a renewal. It is renewed before every step (a step takes well
+ * under a second), so a process that dies mid-release leaves it for another within this, plus the
+ * reconcile tick (1 s) that looks for open releases nobody holds.
  */
-export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<{ released: number; skipped: number }> {
+export const RELEASE_LEASE_MS = 5_000;
+
+export type ReleaseRun = { released: number; skipped: number } | "held-elsewhere";
+
+/**
+ * Works a release to the end in batches (design.md section 10), holding the release's lease so that one
+ * process at a time works it. Every batch commits on its own, so a process killed half-way leaves an OPEN
+ * release whose remaining HELD rows the next holder picks up; rows already RELEASED are never looked at
+ * again. Two holders at once (a renewal that came too late) would still plan nothing twice: each step's
+ * marks are conditional and a step that finds its rows taken rolls back.
+ */
+export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<ReleaseRun> {
+  const lease = releaseLeaseName(releaseId);
   const gated = new Set<string>();
   const totals = { released: 0, skipped: 0 };
-  for (;;) {
-    let outcome: Awaited<ReturnType<typeof releaseNextBatch>>;
-    try {
-      outcome = await releaseNextBatch(deps.store, releaseId, gated, deps.triggersPerStep ?? 100);
-    } catch (error) {
-      if (error instanceof ReleaseRaceError) continue; // the other release took them; look again
-      throw error;
-    }
-    if (outcome.kind === "finished") {
-      for (const agentId of outcome.eventAgents) {
-        if (await pumpEvents(deps.store.db, agentId, deps.now())) deps.planned();
+  try {
+    for (;;) {
+      if (!(await takeLease(deps.store, lease, deps.instanceId, RELEASE_LEASE_MS, deps.now()))) {
+        return "held-elsewhere";
       }
-      deps.log.info({ releaseId, ...totals, stillPaused: gated.size }, "release finished");
-      return totals;
+      let outcome: Awaited<ReturnType<typeof releaseNextBatch>>;
+      try {
+        outcome = await releaseNextBatch(deps.store, releaseId, gated, deps.triggersPerStep ?? 100, deps.now());
+      } catch (error) {
+        if (error instanceof ReleaseRaceError) continue; // the other release took them; look again
+        throw error;
+      }
+      if (outcome.kind === "finished") {
+        for (const agentId of outcome.eventAgents) {
+          if (await pumpEvents(deps.store, agentId, deps.now())) deps.planned();
+        }
+        deps.log.info({ releaseId, ...totals, stillPaused: gated.size }, "release finished");
+        return totals;
+      }
+      for (const agentId of outcome.gated) gated.add(agentId);
+      totals.released += outcome.released;
+      totals.skipped += outcome.skipped;
+      if (outcome.planned) deps.planned();
+      await deps.afterBatch?.(releaseId);
     }
-    for (const agentId of outcome.gated) gated.add(agentId);
-    totals.released += outcome.released;
-    totals.skipped += outcome.skipped;
-    if (outcome.planned) deps.planned();
-    await deps.afterBatch?.(releaseId);
+  } finally {
+    await dropLease(deps.store, lease, deps.instanceId).catch(() => {});
   }
 }

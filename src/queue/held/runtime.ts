@@ -1,14 +1,22 @@
+import crypto from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { REBUILD_LEASE } from "../../policy/ids";
 import type { Store } from "../../store/client";
+import { pausedScopes } from "../../store/control/gate";
 import { settleDrain } from "../../store/drain";
+import { unheldOpenReleases } from "../../store/held/releases";
 import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
-import { pausedScopes } from "../../store/outbox";
+import { dropLease, takeLease } from "../../store/leases";
 import { findTrigger } from "../../store/triggers";
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
 import { runRelease } from "./run-release";
+
+/** Long enough for a rebuild of many triggers; a process that dies mid-rebuild leaves it to another after this. */
+const REBUILD_LEASE_MS = 60_000;
+
 import { type ControlJobs, controlJobs, scheduleTrigger, unscheduleTrigger } from "./schedules";
 import { createTickBatcher } from "./tick-batcher";
 import { startTickThread } from "./tick-thread";
@@ -18,8 +26,14 @@ export interface HeldRuntimeOptions {
   log: Logger;
   now: () => Date;
   redisUrl: string;
-  /** BullMQ key prefix; tests give each file its own so parallel files never share queues. */
+  /**
+   * BullMQ key prefix, the same on every process of a deployment (schedulers, release jobs and the Redis-loss
+   * sentinel live under it). Default `{holdfast}`: the braces are a Redis Cluster hash tag, so every key of
+   * a queue lands in one slot.
+   */
   prefix?: string;
+  /** This process, as the owner of the leases it takes (releases, the rebuild). Default: a random id. */
+  instanceId?: string;
   /** The trusted scheduler's resume of a pause's `until` (the bot's resume handlers). */
   autoResume(scope: string, until: Date): Promise<void>;
   delivery?: Partial<DeliveryLoopOptions>;
@@ -47,7 +61,7 @@ export interface HeldRuntime {
   controlChanged(scope: string): Promise<void>;
   eventReceived(agentId: string): Promise<void>;
   /** Re-derives every schedule, delayed job and hold from the database (idempotent). */
-  rebuild(): Promise<Record<string, number>>;
+  rebuild(): Promise<Record<string, number> | null>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +70,8 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   const { store, log, now } = options;
   const db = store.db;
   const connection = { url: options.redisUrl };
-  const prefix = options.prefix ?? "holdfast";
+  const prefix = options.prefix ?? "{holdfast}";
+  const instanceId = options.instanceId ?? crypto.randomUUID();
   const triggers = new Queue("triggers", { connection, prefix });
   const control = new Queue("control", { connection, prefix });
   const jobs = controlJobs(control, now);
@@ -72,7 +87,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     ...options.delivery,
     afterRound: async (items) => {
       for (const agentId of new Set(items.filter((i) => i.kind === "event").map((i) => i.agentId))) {
-        if (await pumpEvents(db, agentId, now())) delivery.nudge();
+        if (await pumpEvents(store, agentId, now())) delivery.nudge();
       }
       await settleAllDrains();
     },
@@ -109,12 +124,35 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     log.warn({ crashPoint: "release-batch", releaseId }, "test crash point reached");
     await new Promise(() => {});
   };
+  const releaseDeps = {
+    ...deps,
+    instanceId,
+    planned: () => delivery.nudge(),
+    afterBatch,
+    triggersPerStep: options.releaseBatch,
+  };
+  /** Releases this process works now (a cache: the release's lease decides who works it). */
+  const working = new Map<string, Promise<unknown>>();
+  const work = (releaseId: string) => {
+    let running = working.get(releaseId);
+    if (!running) {
+      running = runRelease(releaseDeps, releaseId).finally(() => working.delete(releaseId));
+      working.set(releaseId, running);
+    }
+    return running;
+  };
+  /** Open releases whose holder died (its lease expired) are taken over here, without waiting for BullMQ. */
+  async function takeOverReleases(): Promise<void> {
+    for (const releaseId of await unheldOpenReleases(store, now())) {
+      if (working.has(releaseId)) continue;
+      void work(releaseId).catch((error: Error) => log.warn({ releaseId, err: error.message }, "release failed"));
+    }
+  }
   const controlWorker = new Worker(
     "control",
     async (job) => {
       if (job.name === "release") {
-        const step = { ...deps, planned: () => delivery.nudge(), afterBatch, triggersPerStep: options.releaseBatch };
-        await runRelease(step, job.data.releaseId as string);
+        await work(job.data.releaseId as string);
       } else if (job.name === "drain") {
         await settleDrain(db, job.data.scope as string, now());
       } else if (job.name === "auto-resume") {
@@ -126,28 +164,41 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   controlWorker.on("failed", (job, error) => log.warn({ job: job?.name, err: error.message }, "job failed"));
   controlWorker.on("error", (error) => log.warn({ err: error.message }, "worker error"));
 
-  let rebuilding: Promise<Record<string, number>> | null = null;
-  const rebuild = () => {
-    rebuilding ??= rebuildFromDatabase({ ...deps, triggers, jobs })
-      .then(async (summary) => {
+  let rebuilding: Promise<Record<string, number> | null> | null = null;
+  /**
+   * Re-derives Redis from the database, once for the whole deployment: under the rebuild lease, and only
+   * when the sentinel is still missing once the lease is taken (`always`: at start, when this process's
+   * own catch-up of the time it was down is due whatever Redis holds). Null when another process has it.
+   */
+  const rebuild = (always = true) => {
+    rebuilding ??= (async () => {
+      if (!(await takeLease(store, REBUILD_LEASE, instanceId, REBUILD_LEASE_MS, now()))) return null;
+      try {
+        if (!always && (await redis.exists(sentinel))) return null;
+        const summary = await rebuildFromDatabase({ ...deps, triggers, jobs });
         await redis.set(sentinel, now().toISOString());
         return summary;
-      })
-      .finally(() => {
-        rebuilding = null;
-      });
+      } finally {
+        await dropLease(store, REBUILD_LEASE, instanceId);
+      }
+    })().finally(() => {
+      rebuilding = null;
+    });
     return rebuilding;
   };
 
   /** Redis is only timing: when its data is gone (the sentinel with it), everything is rebuilt. */
   async function reconcile(): Promise<void> {
     if (!(await redis.exists(sentinel))) {
-      log.warn("redis lost its data: rebuilding schedules and jobs from the database");
-      await rebuild();
-      await options.onRedisRebuilt?.();
+      const summary = await rebuild(false);
+      if (summary) {
+        log.warn(summary, "redis lost its data: schedules and jobs rebuilt from the database");
+        await options.onRedisRebuilt?.();
+      }
     }
+    await takeOverReleases();
     await settleAllDrains();
-    for (const agentId of await agentsWithEventWork(db)) if (await pumpEvents(db, agentId, now())) delivery.nudge();
+    for (const agentId of await agentsWithEventWork(db)) if (await pumpEvents(store, agentId, now())) delivery.nudge();
     await recoverOrphanedHolds({ store, now, jobs });
   }
 
@@ -181,11 +232,12 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
       delivery.nudge();
     },
     async eventReceived(agentId) {
-      if (await pumpEvents(db, agentId, now())) delivery.nudge();
+      if (await pumpEvents(store, agentId, now())) delivery.nudge();
     },
     async stop() {
       clearInterval(timer);
       await delivery.stop();
+      await Promise.allSettled(working.values());
       await Promise.all([tickThread.close(), controlWorker.close()]);
       await Promise.all([triggers.close(), control.close()]);
       redis.disconnect();

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
+import { jobId, schedulerId } from "../../policy/ids";
 import type { StoredTrigger } from "../../store/triggers";
-import { jobId, schedulerId } from "./job-ids";
 
 /** Upserts the trigger's BullMQ job scheduler; it only says "due at T", the database decides the rest. */
 export async function scheduleTrigger(queue: Queue, trigger: StoredTrigger): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Store } from "../../store/client";
-import { recordTicks, type Tick, type TickBatchResult, type TickIntake } from "../../store/tick-batch";
+import { recordTicks, type Tick, type TickBatchResult, type TickIntake } from "../../store/held/tick-batch";
 
 export interface TickBatcher {
   /** Resolves once the tick's occurrence is committed (with the others of its batch) and handed on. */

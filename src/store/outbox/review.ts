@@ -1,5 +1,5 @@
-import type { Db } from "./client";
-import type { OutboxItem, OutboxState } from "./outbox";
+import type { Db } from "../client";
+import type { OutboxItem, OutboxState } from "./types";
 
 /** A tenant's outbox items, newest first, optionally of one state. */
 export async function listOutbox(

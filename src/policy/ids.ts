@@ -1,0 +1,51 @@
+/**
+ * Every id Holdfast builds, each with its make and, where code needs one back, its parse. Ids are built
+ * here only: a second spelling of a key is a second, drifting rule.
+ */
+
+/** Users and agents are named within their tenant: "<tenant>:<name>". */
+export const userId = (tenantId: string, name: string) => `${tenantId}:${name}`;
+export const agentId = (tenantId: string, name: string) => `${tenantId}:${name}`;
+
+/** Control records: one per agent ("agent:<agentId>") and one per tenant ("tenant:<tenantId>"). */
+export const agentScope = (id: string) => `agent:${id}`;
+export const tenantScope = (id: string) => `tenant:${id}`;
+export type ParsedScope = { kind: "agent"; agentId: string } | { kind: "tenant"; tenantId: string };
+export function parseScope(scope: string): ParsedScope | null {
+  if (scope.startsWith("agent:")) return { kind: "agent", agentId: scope.slice("agent:".length) };
+  if (scope.startsWith("tenant:")) return { kind: "tenant", tenantId: scope.slice("tenant:".length) };
+  return null;
+}
+
+/** A trigger: "<agentId>:<key>". */
+export const triggerId = (agent: string, key: string) => `${agent}:${key}`;
+/** The trigger's key back from its id, given its agent. */
+export const triggerKeyOf = (agent: string, trigger: string) => trigger.slice(agent.length + 1);
+
+/** An occurrence's stable key, also its Idempotency-Key when delivered on its own. */
+export const occurrenceKey = (agent: string, triggerKey: string, dueAt: Date): string =>
+  `${agent}:${triggerKey}:${dueAt.toISOString()}`;
+
+/**
+ * A coalesced release delivery: "<agent>:<key>:release:<releaseId>" for a release's first delivery of the
+ * trigger, then ":2", ":3", ... for rows that arrived after that delivery was planned (a later step of the
+ * same release): a row is never marked into a delivery that was planned already.
+ */
+export const coalescedKey = (agent: string, triggerKey: string, releaseId: string, visit = 1): string =>
+  `${agent}:${triggerKey}:release:${releaseId}${visit > 1 ? `:${visit}` : ""}`;
+
+/** An inbound event's delivery to its agent. */
+export const eventDeliveryKey = (agent: string, eventId: string) => `${agent}:event:${eventId}`;
+
+/** An approved action's stable key: "<run>:<version>:<operation>". */
+export const actionKey = (runId: string, version: number, operation: string): string =>
+  `${runId}:${version}:${operation}`;
+
+/** The lease of a release being worked: one process at a time works it. */
+export const releaseLeaseName = (releaseId: string) => `release:${releaseId}`;
+/** The lease of the Redis-loss rebuild: one process of the deployment does it. */
+export const REBUILD_LEASE = "rebuild";
+
+/** BullMQ custom job ids may not contain ':', which every agent id does. */
+export const jobId = (...parts: string[]): string => parts.join("|").replaceAll(":", "~");
+export const schedulerId = (trigger: string): string => `trigger:${trigger}`;

@@ -1,0 +1,75 @@
+import type { Db } from "../client";
+import type { SqliteDirect } from "../sqlite-direct";
+import { sqliteTime } from "../sqlite-direct";
+import {
+  type Dialect,
+  driveAsync,
+  driveSync,
+  type Param,
+  POSTGRES,
+  type Query,
+  type RawQueries,
+  SQLITE,
+  type SqlRunner,
+} from "./sql";
+
+const sqliteParam = (p: Param): unknown =>
+  p instanceof Date ? sqliteTime(p) : Array.isArray(p) ? JSON.stringify(p) : typeof p === "boolean" ? Number(p) : p;
+
+/**
+ * SQLite: a write step is one immediate, synchronous transaction of cached prepared statements on Prisma's
+ * own connection (sqlite-direct.ts), so nothing else runs on the connection until it commits.
+ */
+export function sqliteRunner(sqlite: SqliteDirect): SqlRunner {
+  const execute = (sql: (text: string) => import("better-sqlite3").Statement) => (q: Query) => {
+    const statement = sql(q.text);
+    const params = q.params.map(sqliteParam);
+    return q.mode === "rows" ? statement.all(...params) : statement.run(...params).changes;
+  };
+  return {
+    dialect: SQLITE,
+    write: (step) => sqlite.atomically((sql) => driveSync(step(SQLITE), execute(sql))),
+    read: (step) => sqlite.read((sql) => driveSync(step(SQLITE), execute(sql))),
+    within: (tx, step) =>
+      driveAsync(
+        step(SQLITE),
+        throughPrisma(tx, SQLITE, (t) => t, sqliteParam),
+      ),
+  };
+}
+
+const postgresParam = (p: Param): unknown =>
+  p instanceof Date ? p.toISOString() : Array.isArray(p) ? JSON.stringify(p) : p;
+
+/** `?` placeholders become `$1`, `$2`, ...: the steps' SQL text is written once for both databases. */
+const numbered = new Map<string, string>();
+function postgresText(text: string): string {
+  let out = numbered.get(text);
+  if (out === undefined) {
+    let n = 0;
+    out = text.replace(/\?/g, () => `$${++n}`);
+    numbered.set(text, out);
+  }
+  return out;
+}
+
+/** Runs a step's queries through Prisma's raw queries (a transaction's, or the client's own). */
+const throughPrisma =
+  (raw: RawQueries, _d: Dialect, text: (t: string) => string, param: (p: Param) => unknown) => (q: Query) => {
+    const params = q.params.map(param);
+    return q.mode === "rows"
+      ? raw.$queryRawUnsafe(text(q.text), ...params)
+      : raw.$executeRawUnsafe(text(q.text), ...params);
+  };
+
+/** PostgreSQL: a write step is one interactive transaction through Prisma's driver adapter. */
+export function postgresRunner(db: Db): SqlRunner {
+  const execute = (raw: RawQueries) => throughPrisma(raw, POSTGRES, postgresText, postgresParam);
+  return {
+    dialect: POSTGRES,
+    write: (step) =>
+      db.$transaction((tx) => driveAsync(step(POSTGRES), execute(tx)), { maxWait: 30_000, timeout: 30_000 }),
+    read: (step) => driveAsync(step(POSTGRES), execute(db)),
+    within: (tx, step) => driveAsync(step(POSTGRES), execute(tx)),
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Portable SQL steps: a rule of the hot path (a tick batch, a release step, a claim) is written once as a
+ * generator that yields queries and receives their rows, and each database runs it its own way (SQLite: one
+ * synchronous transaction of cached prepared statements; PostgreSQL: an interactive transaction). Only the
+ * dialect differs, through the few fragments in `Dialect`; the rule, its order of statements and its
+ * conditions are the same text on both.
+ *
+ * Timestamps are written through `d.time` and read back with `asDate` (SQLite keeps Prisma's ISO text,
+ * PostgreSQL a `timestamp(3)` in UTC); lists go in as one JSON parameter through `d.list`.
+ */
+export type Param = string | number | boolean | null | Date | readonly string[];
+
+export interface Query {
+  text: string;
+  params: readonly Param[];
+  /** `rows`: the statement's rows; `count`: how many rows it changed. */
+  mode: "rows" | "count";
+}
+
+export type Step<T> = Generator<Query, T, unknown>;
+
+/** Rows of one statement. */
+export function* rows<R>(text: string, ...params: Param[]): Step<R[]> {
+  return (yield { text, params, mode: "rows" }) as R[];
+}
+
+/** The number of rows a statement changed. */
+export function* count(text: string, ...params: Param[]): Step<number> {
+  return (yield { text, params, mode: "count" }) as number;
+}
+
+export interface Dialect {
+  readonly name: "sqlite" | "postgresql";
+  /** A timestamp parameter, comparable with the DateTime columns. */
+  readonly time: string;
+  /** A JSON array parameter as a one-column set: `"x" IN ${d.list}`. */
+  readonly list: string;
+  /**
+   * Taken first in a transaction whose reads decide its writes across processes (the outbox lanes). SQLite
+   * has one writer at a time already (immediate transactions); PostgreSQL takes a transaction-level
+   * advisory lock, so two claims never decide on the same snapshot.
+   */
+  readonly laneLock: string | null;
+}
+
+export const SQLITE: Dialect = {
+  name: "sqlite",
+  time: "?",
+  list: "(SELECT value FROM json_each(?))",
+  laneLock: null,
+};
+
+export const POSTGRES: Dialect = {
+  name: "postgresql",
+  time: "(?::timestamptz AT TIME ZONE 'UTC')",
+  list: "(SELECT jsonb_array_elements_text(?::jsonb))",
+  laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
+};
+
+/** A DateTime column's value as either database returns it. */
+export const asDate = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));
+export const asDateOrNull = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : asDate(value);
+
+/** Runs portable steps, each as one transaction (`write`) or as plain reads (`read`). One per database. */
+export interface SqlRunner {
+  readonly dialect: Dialect;
+  write<T>(step: (d: Dialect) => Step<T>): Promise<T>;
+  read<T>(step: (d: Dialect) => Step<T>): Promise<T>;
+  /** Runs a step inside a Prisma transaction the caller holds (a decision, an event's hand-over). */
+  within<T>(tx: RawQueries, step: (d: Dialect) => Step<T>): Promise<T>;
+}
+
+/** The raw-query half of a Prisma client or transaction. */
+export interface RawQueries {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/** A statement's text per dialect, built once. */
+export function sqlText(build: (d: Dialect) => string): (d: Dialect) => string {
+  const built = new Map<Dialect, string>();
+  return (d) => {
+    let text = built.get(d);
+    if (text === undefined) {
+      text = build(d);
+      built.set(d, text);
+    }
+    return text;
+  };
+}
+
+/** Drives a step with a synchronous executor (SQLite). */
+export function driveSync<T>(step: Step<T>, execute: (query: Query) => unknown): T {
+  let next = step.next();
+  while (!next.done) next = step.next(execute(next.value));
+  return next.value;
+}
+
+/** Drives a step with an asynchronous executor (PostgreSQL). */
+export async function driveAsync<T>(step: Step<T>, execute: (query: Query) => Promise<unknown>): Promise<T> {
+  let next = step.next();
+  while (!next.done) next = step.next(await execute(next.value));
+  return next.value;
+}

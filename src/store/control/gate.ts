@@ -1,0 +1,36 @@
+import type { GateVerdict } from "../../policy/gate";
+import { agentScope, tenantScope } from "../../policy/ids";
+import type { Store } from "../client";
+import { type Controls, controlsStep, gateOf, notRunningStep, type StoredControl } from "./records";
+
+/** Many control records in one indexed read (the gate for a batch of work). */
+export const readControls = (store: Store, scopes: Iterable<string>): Promise<Controls> =>
+  store.sql.read((d) => controlsStep(d, scopes));
+
+/** Every record that is not RUNNING. */
+export const readNotRunning = (store: Store): Promise<StoredControl[]> => store.sql.read(() => notRunningStep());
+
+/**
+ * The fail-closed pause gate every worker calls before it starts outbound work. Any failure to read
+ * (database gone, table missing, record missing) holds the work.
+ */
+export async function checkGate(store: Store, agentId: string, tenantId: string): Promise<GateVerdict> {
+  try {
+    return gateOf(await readControls(store, [agentScope(agentId), tenantScope(tenantId)]), agentId, tenantId);
+  } catch {
+    return { held: true, because: "unreadable" };
+  }
+}
+
+/**
+ * Agents and tenants whose records say they are not RUNNING: their items are not even claimed. `draining`
+ * names the scopes of those records that wait for their in-flight work (cheap to ask after every round).
+ */
+export async function pausedScopes(store: Store): Promise<{ agents: string[]; tenants: string[]; draining: string[] }> {
+  const rows = await readNotRunning(store);
+  return {
+    agents: rows.filter((r) => r.agentId).map((r) => r.agentId!),
+    tenants: rows.filter((r) => r.agentId === null).map((r) => r.tenantId),
+    draining: rows.filter((r) => r.state === "DRAINING").map((r) => r.scope),
+  };
+}

@@ -1,0 +1,123 @@
+import crypto from "node:crypto";
+import { releaseLeaseName } from "../../policy/ids";
+import type { Db, Store, Tx } from "../client";
+import { checkGate } from "../control/gate";
+import { releaseStep } from "./release-step";
+
+export { ReleaseRaceError } from "./release-step";
+
+export interface ReleaseRequest {
+  tenantId: string;
+  /** null: a tenant-wide release (every agent of the tenant whose own gate is open). */
+  agentId: string | null;
+  requestedBy: string | null;
+  heldSince: Date | null;
+  now: Date;
+}
+
+/** Written in the same transaction as the resume (or the recovery) that causes it. */
+export async function openRelease(tx: Tx, request: ReleaseRequest): Promise<string> {
+  const id = crypto.randomUUID();
+  await tx.release.create({
+    data: {
+      id,
+      tenantId: request.tenantId,
+      agentId: request.agentId,
+      requestedBy: request.requestedBy,
+      heldSince: request.heldSince,
+      createdAt: request.now,
+    },
+  });
+  return id;
+}
+
+/** How long after any release of an agent (or its tenant) held rows are not yet called orphans. */
+const RECOVERY_GRACE_MS = 5_000;
+
+/**
+ * A release for held work found with its gate open and nobody releasing it; null when the gate is shut or a
+ * release of this agent or its tenant is open or just happened (a resume's own release will take the rows).
+ * The gate is read first: seeing it open means the resume that opened it, and its release, are committed.
+ */
+export async function openRecoveryRelease(
+  store: Store,
+  agentId: string,
+  tenantId: string,
+  now: Date,
+): Promise<string | null> {
+  if ((await checkGate(store, agentId, tenantId)).held) return null;
+  const recent = await store.db.release.findFirst({
+    where: {
+      tenantId,
+      AND: [
+        { OR: [{ agentId }, { agentId: null }] },
+        { OR: [{ state: "OPEN" }, { createdAt: { gt: new Date(now.getTime() - RECOVERY_GRACE_MS) } }] },
+      ],
+    },
+    select: { id: true },
+  });
+  if (recent) return null;
+  return store.db.$transaction((tx) =>
+    openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince: null, now }),
+  );
+}
+
+export type BatchOutcome =
+  /** `gated`: agents whose own gate is still closed (paused themselves); their work waits for their resume. */
+  | { kind: "batch"; released: number; skipped: number; planned: number; gated: string[] }
+  /** Nothing left: held events were handed to their agents' ordered queues and the release is DONE. */
+  | { kind: "finished"; eventAgents: string[] };
+
+/** One step of the release loop (release-step.ts), and its finish once no held row is left. */
+export async function releaseNextBatch(
+  store: Store,
+  releaseId: string,
+  gated: Set<string>,
+  triggersPerStep: number,
+  now: Date,
+): Promise<BatchOutcome> {
+  const step = await store.sql.write((d) => releaseStep(d, releaseId, [...gated], triggersPerStep, now));
+  if (step.kind === "batch") return step;
+  return finish(store, releaseId, gated, now);
+}
+
+/** Held events of the release's scope go to their agents' ordered queues; then the release is DONE. */
+async function finish(store: Store, releaseId: string, gated: Set<string>, now: Date): Promise<BatchOutcome> {
+  const db: Db = store.db;
+  const release = await db.release.findUnique({ where: { id: releaseId } });
+  if (!release || release.state === "DONE") return { kind: "finished", eventAgents: [] };
+  const scope = release.agentId ? { agentId: release.agentId } : {};
+  const waiting = await db.inboxEvent.groupBy({
+    by: ["agentId", "tenantId"],
+    where: {
+      AND: [scope, { tenantId: release.tenantId }, { agentId: { notIn: [...gated] } }],
+      state: { in: ["HELD", "PENDING", "RELEASED"] },
+    },
+  });
+  const eventAgents: string[] = [];
+  for (const { agentId, tenantId } of waiting) {
+    if ((await checkGate(store, agentId, tenantId)).held) continue;
+    await db.inboxEvent.updateMany({ where: { agentId, state: "HELD" }, data: { state: "RELEASED", releaseId } });
+    eventAgents.push(agentId);
+  }
+  await db.release.updateMany({ where: { id: releaseId, state: "OPEN" }, data: { state: "DONE", finishedAt: now } });
+  return { kind: "finished", eventAgents };
+}
+
+/** Open releases that no process holds the lease of (its holder died, or it was never started). */
+export async function unheldOpenReleases(store: Store, now: Date): Promise<string[]> {
+  const open = await openReleaseIds(store.db);
+  if (open.length === 0) return [];
+  const held = await store.db.lease.findMany({
+    where: { name: { in: open.map(releaseLeaseName) }, expiresAt: { gte: now } },
+    select: { name: true },
+  });
+  const taken = new Set(held.map((l) => l.name));
+  return open.filter((id) => !taken.has(releaseLeaseName(id)));
+}
+
+export async function openReleaseIds(db: Db): Promise<string[]> {
+  return (
+    await db.release.findMany({ where: { state: "OPEN" }, select: { id: true }, orderBy: { createdAt: "asc" } })
+  ).map((r) => r.id);
+}

@@ -1,0 +1,79 @@
+import crypto from "node:crypto";
+import type { Store } from "../client";
+import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { type Claim, type OutboxRow, outboxItemOf } from "./types";
+
+export interface ClaimOptions {
+  now: Date;
+  limit: number;
+  leaseMs: number;
+  excludeAgents: string[];
+  excludeTenants: string[];
+}
+
+/**
+ * A lane is one agent's items to one destination; they go one after another, in lane order (planning
+ * time, then key: a release's occurrence keys sort by due time). The database enforces it, for every
+ * process alike: an item is claimable only when no earlier unfinished item of its lane is in flight
+ * (leased) or waiting for a later attempt than its own. Taken in (nextAttemptAt, createdAt, id) order, a
+ * claim then always takes a prefix of each lane, and the claims themselves are serialised (`d.laneLock`),
+ * so two processes never decide on the same snapshot.
+ */
+const claimText = sqlText(
+  (d) => `
+UPDATE "OutboxItem" SET "leaseToken" = ?, "leaseAttemptId" = ?, "leaseExpiresAt" = ${d.time}, "updatedAt" = ${d.time}
+WHERE "id" IN (
+  SELECT x."id" FROM "OutboxItem" x
+  WHERE x."state" IN ('PLANNED', 'DISPATCHED') AND x."nextAttemptAt" <= ${d.time}
+    AND (x."leaseExpiresAt" IS NULL OR x."leaseExpiresAt" < ${d.time})
+    AND x."agentId" NOT IN ${d.list}
+    AND x."tenantId" NOT IN ${d.list}
+    AND NOT EXISTS (
+      SELECT 1 FROM "OutboxItem" y
+      WHERE y."agentId" = x."agentId" AND y."state" IN ('PLANNED', 'DISPATCHED') AND y."destination" = x."destination"
+        AND (y."createdAt" < x."createdAt" OR (y."createdAt" = x."createdAt" AND y."id" < x."id"))
+        AND (y."nextAttemptAt" > x."nextAttemptAt" OR y."leaseExpiresAt" >= ${d.time})
+    )
+  ORDER BY x."nextAttemptAt", x."createdAt", x."id"
+  LIMIT CAST(? AS INTEGER)
+)
+RETURNING *`,
+);
+
+function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step<OutboxRow[]> {
+  if (d.laneLock) yield* rows(d.laneLock);
+  const text = claimText(d);
+  const { now } = options;
+  const expires = new Date(now.getTime() + options.leaseMs);
+  return yield* rows<OutboxRow>(
+    text,
+    leaseToken,
+    leaseToken,
+    expires,
+    now,
+    now,
+    now,
+    options.excludeAgents,
+    options.excludeTenants,
+    now,
+    options.limit,
+  );
+}
+
+/**
+ * Takes a lease on due items: PLANNED ones, and DISPATCHED ones whose lease expired (their worker died or
+ * timed out, so the outcome is uncertain). The whole batch shares one lease token and only rows that still
+ * met the conditions carry it, so two workers never hold the same item; the claim is committed before any
+ * network call. Returned in claim order, which the delivery loop keeps within each lane.
+ */
+export async function claimDueItems(store: Store, options: ClaimOptions): Promise<Claim[]> {
+  const leaseToken = crypto.randomUUID();
+  const claimed = (await store.sql.write((d) => claimStep(d, options, leaseToken))).map(outboxItemOf);
+  claimed.sort(
+    (a, b) =>
+      a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
+      a.createdAt.getTime() - b.createdAt.getTime() ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  return claimed.map((item) => ({ item, leaseToken, attemptId: crypto.randomUUID() }));
+}
