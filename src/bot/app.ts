@@ -1,9 +1,12 @@
+import crypto from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { connectRedis, type RedisHandle } from "../queue/redis";
-import { openStore, type Store } from "../store/client";
+import { openStore, pingDatabase, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
+import { agreedSetting } from "../store/leases";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
 import { startChat } from "./chat-wiring";
@@ -51,6 +54,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
   const store: Store = openStore(env.DATABASE_URL);
   const cleanups: Array<() => Promise<unknown>> = [() => store.close()];
   try {
+    await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
     await syncDirectory(store.db, directory);
     log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
     const redis = await connectRedis(env.REDIS_URL, log);
@@ -68,7 +72,9 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
     // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
     const held = await startHeld(ctx, {
+      instanceId,
       redisUrl: redis.url,
       prefix: env.HOLDFAST_QUEUE_PREFIX,
       crashAt: env.HOLDFAST_CRASH_AT,
@@ -83,11 +89,29 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     cleanups.unshift(() => http.close());
     const address = http.server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
-    log.info({ port }, "holdfast is serving");
+    log.info({ port, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX }, "holdfast is serving");
     return { ctx, http, redis, port, stop: () => runCleanups(cleanups) };
   } catch (error) {
     await runCleanups(cleanups);
     throw error;
+  }
+}
+
+export class DeploymentMismatchError extends Error {
+  readonly code = "deployment_mismatch";
+}
+
+/**
+ * Every process sharing a database must share the queue prefix: release jobs, job schedulers and the
+ * Redis-loss sentinel live under it, so a process on another prefix would never see them. The first process
+ * records its prefix; a later one with another refuses to start.
+ */
+async function agreeOnQueuePrefix(store: Store, prefix: string): Promise<void> {
+  const agreed = await agreedSetting(store, "queuePrefix", prefix);
+  if (agreed !== prefix) {
+    throw new DeploymentMismatchError(
+      `HOLDFAST_QUEUE_PREFIX is "${prefix}" but this database's deployment uses "${agreed}": every process on one database must use the same prefix`,
+    );
   }
 }
 
@@ -96,7 +120,7 @@ async function runCleanups(cleanups: Array<() => Promise<unknown>>): Promise<voi
 }
 
 async function checkHealth(store: Store, redis: RedisHandle): Promise<HealthReport> {
-  const database = await store.db.$queryRawUnsafe("SELECT 1").then(
+  const database = await pingDatabase(store).then(
     () => "ok" as const,
     (error: Error) => `unreachable: ${error.message.split("\n")[0]}`,
   );

@@ -2,7 +2,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Database } from "better-sqlite3";
 import { postgresRunner, sqliteRunner } from "./connection/runners";
-import type { SqlRunner } from "./connection/sql";
+import { rows, type SqlRunner } from "./connection/sql";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { SqliteDirect } from "./sqlite-direct";
@@ -47,6 +47,13 @@ class TunedSqliteAdapter extends PrismaBetterSqlite3 {
     this.connection = (adapter as unknown as { client: Database }).client;
     return adapter;
   }
+}
+
+/** One round trip to the database (the health check). */
+export async function pingDatabase(store: Store): Promise<void> {
+  await store.sql.read(function* () {
+    yield* rows("SELECT 1 AS ok");
+  });
 }
 
 export function openStore(databaseUrl: string): Store {

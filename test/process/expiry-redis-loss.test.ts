@@ -47,7 +47,7 @@ describe("a run's expiry when Redis loses everything while the bot runs", () => 
       expect(created).toMatchObject({ state: "waiting", version: 1 });
 
       await redis.flushAll(); // the delayed expiry job is gone with everything else
-      await bot.waitForLog((l) => l.msg === "redis lost its data: rebuilding schedules and jobs from the database");
+      await bot.waitForLog((l) => l.msg === "redis lost its data: schedules and jobs rebuilt from the database");
       for (;;) {
         const run = await call("GET", "/v1/runs/r-expiry");
         if (run.state !== "waiting") {

@@ -50,12 +50,6 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
   it("dispatches a delivery into a free lane in the tick's own transaction, and no claim takes it again", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/brief");
     const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
-    if (provider === "postgresql") {
-      // PostgreSQL has no intake: the delivery waits for the loop's claim.
-      expect(result.claims).toEqual([]);
-      expect((await claim()).map((c) => c.item.id)).toEqual([`${agent.id}:brief:${new Date(slot).toISOString()}`]);
-      return;
-    }
     expect(result.claims).toHaveLength(1);
     const [leased] = result.claims;
     const row = await findOutboxItem(h.ctx.store.db, leased!.item.id);
@@ -71,7 +65,7 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
     expect(await claim()).toEqual([]);
   });
 
-  it.runIf(provider === "sqlite")("counts a dispatched delivery's failed send as its first attempt", async () => {
+  it("counts a dispatched delivery's failed send as its first attempt", async () => {
     const receiver = await startEffectReceiver();
     const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
     try {
@@ -94,42 +88,39 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
     }
   });
 
-  it.runIf(provider === "sqlite")(
-    "a loop that stopped takes a dispatched delivery back unsent; the next claim sends it as a first attempt",
-    async () => {
-      const receiver = await startEffectReceiver();
-      const stopped = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
-      await stopped.stop();
-      const t = await trigger("brief", `${receiver.url}/later`);
-      const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
-      const id = claims[0]!.item.id;
-      stopped.deliver(claims);
-      let row = await findOutboxItem(h.ctx.store.db, id);
-      for (let waited = 0; row?.state !== "PLANNED" && waited < 5_000; waited += 20) {
+  it("a loop that stopped takes a dispatched delivery back unsent; the next claim sends it as a first attempt", async () => {
+    const receiver = await startEffectReceiver();
+    const stopped = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+    await stopped.stop();
+    const t = await trigger("brief", `${receiver.url}/later`);
+    const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+    const id = claims[0]!.item.id;
+    stopped.deliver(claims);
+    let row = await findOutboxItem(h.ctx.store.db, id);
+    for (let waited = 0; row?.state !== "PLANNED" && waited < 5_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      row = await findOutboxItem(h.ctx.store.db, id);
+    }
+    expect(row).toMatchObject({ state: "PLANNED", attempts: 0, leaseToken: null, firstDispatchedAt: null });
+    expect(receiver.calls).toHaveLength(0);
+    const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
+    try {
+      loop.start();
+      await receiver.waitForCalls(1, 10_000);
+      for (let waited = 0; row?.state !== "ACKNOWLEDGED" && waited < 5_000; waited += 20) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         row = await findOutboxItem(h.ctx.store.db, id);
       }
-      expect(row).toMatchObject({ state: "PLANNED", attempts: 0, leaseToken: null, firstDispatchedAt: null });
-      expect(receiver.calls).toHaveLength(0);
-      const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
-      try {
-        loop.start();
-        await receiver.waitForCalls(1, 10_000);
-        for (let waited = 0; row?.state !== "ACKNOWLEDGED" && waited < 5_000; waited += 20) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          row = await findOutboxItem(h.ctx.store.db, id);
-        }
-        // Not mistaken for an uncertain earlier attempt (contract "none" would have sent it to review).
-        expect(row).toMatchObject({ state: "ACKNOWLEDGED", attempts: 1 });
-        expect(receiver.calls.map((c) => c.key)).toEqual([id]);
-      } finally {
-        await loop.stop();
-        await receiver.close();
-      }
-    },
-  );
+      // Not mistaken for an uncertain earlier attempt (contract "none" would have sent it to review).
+      expect(row).toMatchObject({ state: "ACKNOWLEDGED", attempts: 1 });
+      expect(receiver.calls.map((c) => c.key)).toEqual([id]);
+    } finally {
+      await loop.stop();
+      await receiver.close();
+    }
+  });
 
-  it.runIf(provider === "sqlite")("leaves a delivery for the claim when its lane already has one waiting", async () => {
+  it("leaves a delivery for the claim when its lane already has one waiting", async () => {
     const t = await trigger("brief", "http://127.0.0.1:9/shared");
     const waiting = { kind: "action" as const, tenantId: "acme", agentId: agent.id, contract: "none" };
     await planDelivery(
@@ -154,7 +145,7 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
     ]);
   });
 
-  it.runIf(provider === "sqlite")("leases none of a batch's deliveries that share a lane", async () => {
+  it("leases none of a batch's deliveries that share a lane", async () => {
     const a = await trigger("a", "http://127.0.0.1:9/same");
     const b = await trigger("b", "http://127.0.0.1:9/same");
     const c = await trigger("c", "http://127.0.0.1:9/other");
@@ -164,46 +155,40 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
     expect(result.claims.map((cl) => cl.item.destination)).toEqual(["http://127.0.0.1:9/other"]);
   });
 
-  it.runIf(provider === "sqlite")(
-    "leases no more than the loop has room for; the rest wait for the claim",
-    async () => {
-      const triggers = [];
-      for (const key of ["a", "b", "c"]) triggers.push(await trigger(key, `http://127.0.0.1:9/${key}`));
-      const ticks = triggers.map((t) => ({ triggerId: t.id, millis: slot }));
-      const result = await recordTicks(h.ctx.store, ticks, new Date(), { leaseMs: 30_000, limit: 2 });
-      expect(result.planned).toBe(3);
-      expect(result.claims).toHaveLength(2);
-      expect(await claim()).toHaveLength(1);
-    },
-  );
+  it("leases no more than the loop has room for; the rest wait for the claim", async () => {
+    const triggers = [];
+    for (const key of ["a", "b", "c"]) triggers.push(await trigger(key, `http://127.0.0.1:9/${key}`));
+    const ticks = triggers.map((t) => ({ triggerId: t.id, millis: slot }));
+    const result = await recordTicks(h.ctx.store, ticks, new Date(), { leaseMs: 30_000, limit: 2 });
+    expect(result.planned).toBe(3);
+    expect(result.claims).toHaveLength(2);
+    expect(await claim()).toHaveLength(1);
+  });
 
-  it.runIf(provider === "sqlite")(
-    "the loop's room shrinks by what handed-over rounds hold, and is back once they are done",
-    async () => {
-      const receiver = await startEffectReceiver();
-      const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20, batchSize: 2, roundsInFlight: 2 });
-      try {
-        receiver.behave = () => ({ kind: "slow", ms: 200 });
-        expect(loop.intakeRoom()).toBe(4);
-        const t = await trigger("brief", `${receiver.url}/room`);
-        const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
-        loop.deliver(claims);
-        expect(loop.intakeRoom()).toBe(3);
-        await receiver.waitForCalls(1, 10_000);
-        for (let waited = 0; loop.intakeRoom() !== 4 && waited < 5_000; waited += 20) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        expect(loop.intakeRoom()).toBe(4);
-        expect(await findOutboxItem(h.ctx.store.db, claims[0]!.item.id)).toMatchObject({ state: "ACKNOWLEDGED" });
-      } finally {
-        await loop.stop();
-        await receiver.close();
+  it("the loop's room shrinks by what handed-over rounds hold, and is back once they are done", async () => {
+    const receiver = await startEffectReceiver();
+    const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20, batchSize: 2, roundsInFlight: 2 });
+    try {
+      receiver.behave = () => ({ kind: "slow", ms: 200 });
+      expect(loop.intakeRoom()).toBe(4);
+      const t = await trigger("brief", `${receiver.url}/room`);
+      const { claims } = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+      loop.deliver(claims);
+      expect(loop.intakeRoom()).toBe(3);
+      await receiver.waitForCalls(1, 10_000);
+      for (let waited = 0; loop.intakeRoom() !== 4 && waited < 5_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      expect(loop.intakeRoom()).toBe(0);
-    },
-  );
+      expect(loop.intakeRoom()).toBe(4);
+      expect(await findOutboxItem(h.ctx.store.db, claims[0]!.item.id)).toMatchObject({ state: "ACKNOWLEDGED" });
+    } finally {
+      await loop.stop();
+      await receiver.close();
+    }
+    expect(loop.intakeRoom()).toBe(0);
+  });
 
-  it.runIf(provider === "sqlite")("sends a lane's later item only after the leased one, through the loop", async () => {
+  it("sends a lane's later item only after the leased one, through the loop", async () => {
     const receiver = await startEffectReceiver();
     const loop = createDeliveryLoop({ store: h.ctx.store, log, pollMs: 20 });
     try {

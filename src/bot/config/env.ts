@@ -19,13 +19,21 @@ const EnvSchema = z.object({
     .default("90s")
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
     .transform((v) => parseDurationMs(v)!),
-  /** At most this many triggers' held rows per release step (one transaction; SQLite only, PostgreSQL takes one). */
+  /** At most this many triggers' held rows per release step (one transaction each). */
   HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
-  /** BullMQ key prefix (several deployments, or test processes, may share one Redis). */
+  /**
+   * BullMQ key prefix: the same on every process of one deployment (checked against the database at start);
+   * another deployment on the same Redis takes another. The braces are a Redis Cluster hash tag.
+   */
   HOLDFAST_QUEUE_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default("holdfast"),
+    .regex(/^\{?[A-Za-z0-9_-]+\}?$/, "letters, digits, _ and -, optionally in braces: {holdfast}")
+    .default("{holdfast}"),
+  /** A name for this process in logs and leases (default: host name and pid). */
+  HOLDFAST_INSTANCE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .optional(),
 });
 
 export type HoldfastEnv = z.infer<typeof EnvSchema>;

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { REBUILD_LEASE } from "../../policy/ids";
 import type { Store } from "../../store/client";
+import { readControl } from "../../store/control";
 import { pausedScopes } from "../../store/control/gate";
 import { settleDrain } from "../../store/drain";
 import { unheldOpenReleases } from "../../store/held/releases";
@@ -226,7 +227,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     },
     releaseOpened: (releaseId) => jobs.release(releaseId),
     async controlChanged(scope) {
-      const row = await db.control.findUnique({ where: { scope } });
+      const row = await readControl(db, scope);
       if (row?.state === "DRAINING") await jobs.drain(scope, row.drainDeadline);
       if (row && row.state !== "RUNNING" && row.until) await jobs.autoResume(scope, row.until);
       delivery.nudge();

@@ -1,0 +1,128 @@
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentId } from "../../src/policy/ids";
+import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
+import { runRelease } from "../../src/queue/held/run-release";
+import { openStore, type Store } from "../../src/store/client";
+import { openRelease } from "../../src/store/held/releases";
+import { recordMissed } from "../../src/store/occurrences";
+import { planDelivery } from "../../src/store/outbox/plan";
+import { upsertTrigger } from "../../src/store/triggers";
+import { PROVIDERS } from "../support/databases";
+import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
+import { createHarness, type Harness } from "../support/harness";
+
+const log = pino({ level: "silent" });
+const OPS = agentId("acme", "ops-agent");
+
+/** Two stores on one database stand for two bot processes: their own connections, nothing shared in memory. */
+describe.each(PROVIDERS)("two processes on one %s database", (provider) => {
+  let h: Harness;
+  let other: Store;
+  let receiver: EffectReceiver;
+  beforeEach(async () => {
+    h = await createHarness(provider);
+    other = openStore(h.db.url);
+    receiver = await startEffectReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+    await other.close();
+    await h.close();
+  });
+
+  it("send one lane's items one after another, in lane order, whichever process claims them", async () => {
+    const at = new Date();
+    const ids = Array.from({ length: 24 }, (_, i) => `lane-${String(i).padStart(3, "0")}`);
+    for (const id of ids) {
+      const destination = `${receiver.url}/lane`;
+      await planDelivery(
+        h.ctx.store,
+        { id, kind: "trigger", tenantId: "acme", agentId: OPS, destination, contract: "none", payload: {} },
+        at,
+      );
+    }
+    let inFlight = 0;
+    let most = 0;
+    receiver.behave = () => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => inFlight--, 14);
+      return { kind: "slow", ms: 15 };
+    };
+    // Small rounds, so each process comes back for more while the other holds part of the lane.
+    const loops = [h.ctx.store, other].map((store) =>
+      createDeliveryLoop({ store, log, pollMs: 5, batchSize: 3, roundsInFlight: 2 }),
+    );
+    for (const loop of loops) loop.start();
+    try {
+      await receiver.waitForCalls(ids.length, 20_000);
+    } finally {
+      await Promise.all(loops.map((loop) => loop.stop()));
+    }
+    expect(receiver.calls.map((c) => c.key)).toEqual(ids);
+    expect(most).toBe(1);
+  });
+
+  it("another process continues a release whose holder died, within seconds", async () => {
+    const trigger = await upsertTrigger(
+      h.ctx.store.db,
+      {
+        tenantId: "acme",
+        agentId: OPS,
+        key: "all",
+        everyMs: 60_000,
+        cron: null,
+        tz: null,
+        payload: {},
+        destination: `${receiver.url}/all`,
+        misfire: "all",
+        contract: "none",
+      },
+      new Date(Date.now() - 3_600_000),
+    );
+    const missed = Array.from({ length: 6 }, (_, i) => new Date(Date.now() - (i + 1) * 60_000));
+    await recordMissed(h.ctx.store.db, { trigger, missed, held: true, now: new Date() });
+    const releaseId = await h.ctx.store.db.$transaction((tx) =>
+      openRelease(tx, { tenantId: "acme", agentId: OPS, requestedBy: "acme:alice", heldSince: null, now: new Date() }),
+    );
+    const now = () => new Date();
+    // The first process takes the release, commits one step, and is never heard of again.
+    const dead = runRelease(
+      {
+        store: h.ctx.store,
+        log,
+        now,
+        instanceId: "dead",
+        planned: () => {},
+        triggersPerStep: 1,
+        afterBatch: () => new Promise(() => {}),
+      },
+      releaseId,
+    );
+    void dead;
+    await new Promise((r) => setTimeout(r, 200));
+    const { startHeldRuntime } = await import("../../src/queue/held/runtime");
+    const started = Date.now();
+    const runtime = await startHeldRuntime({
+      store: other,
+      log,
+      now,
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      prefix: `hf-takeover-${releaseId.slice(0, 8)}`,
+      instanceId: "alive",
+      autoResume: async () => {},
+      reconcileMs: 200,
+    });
+    try {
+      for (;;) {
+        const release = await other.db.release.findUniqueOrThrow({ where: { id: releaseId } });
+        if (release.state === "DONE") break;
+        if (Date.now() - started > 10_000) throw new Error("the release was not continued within 10 s");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await runtime.stop();
+    }
+    expect(await other.db.occurrence.count({ where: { state: "HELD" } })).toBe(0);
+  });
+});
