@@ -1,10 +1,11 @@
+import { PROVIDERS } from "../support/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
 
-describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)", () => {
+describe.each(PROVIDERS)("pause as a suspension, automatic resume and tenant-wide holds (%s)", (provider) => {
   let h: HeldHarness;
   afterEach(() => h.close());
 
@@ -25,7 +26,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
   const control = async () => (await h.call("GET", "/v1/agents/ops-agent/control", "mia")).json;
 
   it("lets a delivery in flight finish: the state reads DRAINING until it is acknowledged, then PAUSED", async () => {
-    h = await createHeldHarness("sqlite");
+    h = await createHeldHarness(provider);
     h.receiver.behave = () => ({ kind: "slow", ms: 1200 });
     await planAction("run-1:1:send");
     await h.receiver.waitForCalls(1);
@@ -42,7 +43,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
   });
 
   it("completes the pause at the drain deadline and moves the unfinished delivery to NEEDS_REVIEW", async () => {
-    h = await createHeldHarness("sqlite", { drainTimeoutMs: 400 });
+    h = await createHeldHarness(provider, { drainTimeoutMs: 400 });
     h.receiver.behave = () => ({ kind: "slow", ms: 4000 });
     await planAction("run-3:1:send");
     await h.receiver.waitForCalls(1);
@@ -59,7 +60,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
   });
 
   it("resumes by itself at the pause's until, as the trusted scheduler, and releases what was held", async () => {
-    h = await createHeldHarness("sqlite");
+    h = await createHeldHarness(provider);
     const until = new Date(Date.now() + 1200).toISOString();
     const paused = await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation", until });
     expect(paused.json).toMatchObject({ state: "PAUSED", until });
@@ -87,7 +88,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
   });
 
   it("holds every agent of a tenant under a tenant-wide pause and releases on the tenant's resume", async () => {
-    h = await createHeldHarness("sqlite");
+    h = await createHeldHarness(provider);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "tick",
       every: 200,

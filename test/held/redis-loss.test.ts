@@ -1,10 +1,11 @@
+import { PROVIDERS } from "../support/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 
 const AGENT = "acme:ops-agent";
 
-describe("Redis is not the source of truth (sqlite, a private redis-server)", () => {
+describe.each(PROVIDERS)("Redis is not the source of truth (%s, a private redis-server)", (provider) => {
   let h: HeldHarness;
   let redis: PrivateRedis;
   afterEach(async () => {
@@ -22,7 +23,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
 
   it("survives FLUSHALL while paused and a restart: the missed occurrences are recorded and released once", async () => {
     redis = await startPrivateRedis();
-    h = await createHeldHarness("sqlite", { redisUrl: redis.url });
+    h = await createHeldHarness(provider, { redisUrl: redis.url });
     for (const [key, misfire] of [
       ["al", "all"],
       ["co", "coalesce"],
@@ -88,7 +89,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
 
   it("notices a FLUSHALL while running and rebuilds its schedules without a restart", async () => {
     redis = await startPrivateRedis();
-    h = await createHeldHarness("sqlite", { redisUrl: redis.url });
+    h = await createHeldHarness(provider, { redisUrl: redis.url });
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "live",
       every: 200,

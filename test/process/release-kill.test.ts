@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/client";
 import { type BotProcess, spawnBot } from "../support/bot-process";
+import { createTestDatabase, PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";
 import { forgetPrefix, REDIS_URL } from "../support/held-harness";
 
@@ -20,11 +21,13 @@ const api = (bot: BotProcess, method: string, url: string, body?: unknown) =>
     body: body === undefined ? undefined : JSON.stringify(body),
   }).then(async (r) => ({ status: r.status, json: (await r.json()) as Preflight }));
 
-describe("a kill during a release", () => {
+describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
   it("releases every held occurrence exactly once across a SIGKILL between batches and a restart", async () => {
     const receiver = await startEffectReceiver();
+    const database = provider === "sqlite" ? null : await createTestDatabase(provider);
+    await database?.store.close();
     const env = {
-      DATABASE_URL: `file:${path.join(dir, "holdfast.db")}`,
+      DATABASE_URL: database?.url ?? `file:${path.join(dir, "holdfast.db")}`,
       REDIS_URL,
       HOLDFAST_QUEUE_PREFIX: `hf-kill-${crypto.randomUUID().slice(0, 8)}`,
     };
@@ -96,6 +99,7 @@ describe("a kill during a release", () => {
       await store.close();
       await receiver.close();
       await forgetPrefix(REDIS_URL, env.HOLDFAST_QUEUE_PREFIX);
+      await database?.drop();
     }
   }, 60_000);
 });

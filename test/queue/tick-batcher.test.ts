@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTickBatcher } from "../../src/queue/held/tick-batcher";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 
-describe("the tick batcher's group commit", () => {
+describe.each(PROVIDERS)("the tick batcher's group commit on %s", (provider) => {
   let database: TestDatabase;
   beforeEach(async () => {
-    database = await createTestDatabase("sqlite");
+    database = await createTestDatabase(provider);
   });
   afterEach(() => database.drop());
 
