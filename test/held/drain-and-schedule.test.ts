@@ -1,6 +1,6 @@
-import { PROVIDERS } from "../support/databases";
 import { afterEach, describe, expect, it } from "vitest";
 import { planDelivery } from "../../src/store/outbox/plan";
+import { PROVIDERS } from "../support/databases";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";

@@ -1,5 +1,5 @@
-import { PROVIDERS } from "../support/databases";
 import { afterEach, describe, expect, it } from "vitest";
+import { PROVIDERS } from "../support/databases";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 

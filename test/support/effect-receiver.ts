@@ -15,6 +15,8 @@ export interface ReceivedCall {
   kind: string;
   body: unknown;
   at: number;
+  /** The request's path, without the query. */
+  path: string;
 }
 
 export interface EffectReceiver {
@@ -67,6 +69,7 @@ export async function startEffectReceiver(options: { dedupe?: boolean } = {}): P
       kind: String(req.headers["x-holdfast-kind"] ?? ""),
       body: text ? JSON.parse(text) : null,
       at: Date.now(),
+      path: url.pathname,
     };
     receiver.calls.push(call);
     const behaviour = receiver.behave(call, receiver.calls.length - 1);

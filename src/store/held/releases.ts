@@ -35,8 +35,9 @@ export async function openRelease(tx: Tx, request: ReleaseRequest): Promise<stri
 const RECOVERY_GRACE_MS = 5_000;
 
 /**
- * A release for held work found with its gate open and nobody releasing it; null when the gate is shut or a
- * release of this agent or its tenant is open or just happened (a resume's own release will take the rows).
+ * A release for held work found with its gate open and nobody releasing it (rows held while nothing ran,
+ * or a tick's missed slots); null when the gate is shut or a release of this agent or its tenant is open or
+ * just happened: that release takes the rows (a resume's own release goes on until no held row is left).
  * The gate is read first: seeing it open means the resume that opened it, and its release, are committed.
  */
 export async function openRecoveryRelease(
@@ -44,6 +45,8 @@ export async function openRecoveryRelease(
   agentId: string,
   tenantId: string,
   now: Date,
+  /** Where the hold window of what it releases starts (the trigger's last recorded due time), if known. */
+  heldSince: Date | null = null,
 ): Promise<string | null> {
   if ((await checkGate(store, agentId, tenantId)).held) return null;
   const recent = await store.db.release.findFirst({
@@ -58,7 +61,7 @@ export async function openRecoveryRelease(
   });
   if (recent) return null;
   return store.db.$transaction((tx) =>
-    openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince: null, now }),
+    openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince, now }),
   );
 }
 

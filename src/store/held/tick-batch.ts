@@ -7,7 +7,7 @@ import { type Controls, controlsStep, gateOf, gateScopes } from "../control/reco
 import { insertOutboxRow, type NewOutboxRow } from "../outbox/insert";
 import { type Claim, plannedItem } from "../outbox/types";
 import { cadenceOf, type StoredTrigger } from "../triggers";
-import { openRelease } from "./releases";
+import { openRecoveryRelease } from "./releases";
 
 export interface Tick {
   triggerId: string;
@@ -109,8 +109,8 @@ export async function recordTicks(
   const recover = new Map(fresh.filter((r) => r.missed && !r.gateHeld).map((r) => [r.trigger.id, r.trigger]));
   const releaseIds: string[] = [];
   for (const t of recover.values()) {
-    const request = { tenantId: t.tenantId, agentId: t.agentId, requestedBy: "recovery", heldSince: t.lastDueAt, now };
-    releaseIds.push(await store.db.$transaction((tx) => openRelease(tx, request)));
+    const releaseId = await openRecoveryRelease(store, t.agentId, t.tenantId, now, t.lastDueAt);
+    if (releaseId) releaseIds.push(releaseId);
   }
   return { planned: fresh.filter((r) => r.state === "PLANNED").length, releaseIds, claims };
 }
