@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import pg from "pg";
 import pino from "pino";
 import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
@@ -18,6 +19,8 @@ import { startCountingReceiver } from "./receiver";
 
 export interface HeldBenchOptions {
   redisUrl: string;
+  /** A PostgreSQL server's admin URL: the bench makes a fresh database there. Absent: a fresh SQLite file. */
+  postgresAdminUrl?: string;
   agents?: number;
   perAgent?: number;
 }
@@ -144,7 +147,8 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   await rawBullmq(options.redisUrl, total); // warms the yardstick's code, as (b)'s first round warms the bot's
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-bench-"));
-  const url = `file:${path.join(dir, "bench.db")}`;
+  const postgres = options.postgresAdminUrl ? await freshPostgres(options.postgresAdminUrl) : null;
+  const url = postgres?.url ?? `file:${path.join(dir, "bench.db")}`;
   await migrateDatabase(url);
   const base = openStore(url);
   const counts = new Map<string, number>();
@@ -310,6 +314,25 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   } finally {
     await receiver.close();
     await store.close();
+    await postgres?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A database of the bench's own on a PostgreSQL server, dropped afterwards. */
+async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `holdfast_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
