@@ -1,13 +1,10 @@
 import { occurrenceKey } from "../policy/ids";
 import type { Db, Tx } from "./client";
-import { openRelease } from "./held/releases";
 import type { StoredTrigger } from "./triggers";
 
-export interface MissedResult {
+export interface MissedRecord {
   /** Occurrences new to the database (due times already recorded are left alone). */
   recorded: number;
-  /** A release opened because the agent is running: the misfire policy decides what the rows become. */
-  releaseId: string | null;
 }
 
 export interface MissedOccurrences {
@@ -20,11 +17,12 @@ export interface MissedOccurrences {
 }
 
 /**
- * Records missed due times as HELD occurrences, insert-if-absent by key (design.md section 10). For a running
- * agent a release is opened in the same transaction, so a night's outage becomes one coalesced delivery (or
- * all, or none, per the trigger), never a silent drop. Scheduler ticks take the batched path (tick-batch.ts).
+ * Records missed due times as HELD occurrences, insert-if-absent by key (design.md section 10). The caller
+ * then has a running agent's rows released (queue/held/catch-up.ts), so a night's outage becomes one
+ * coalesced delivery (or all, or none, per the trigger), never a silent drop; a crash in between leaves held
+ * rows with an open gate, which the orphaned-hold recovery releases. Scheduler ticks take the batched path.
  */
-export async function recordMissed(db: Db, due: MissedOccurrences): Promise<MissedResult> {
+export async function recordMissed(db: Db, due: MissedOccurrences): Promise<MissedRecord> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.$transaction((tx) => recordInTx(tx, due));
@@ -35,9 +33,9 @@ export async function recordMissed(db: Db, due: MissedOccurrences): Promise<Miss
   }
 }
 
-async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedResult> {
+async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedRecord> {
   const { trigger, now } = due;
-  if (due.missed.length === 0) return { recorded: 0, releaseId: null };
+  if (due.missed.length === 0) return { recorded: 0 };
   const rows = due.missed.map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }));
   const existing = new Set(
     (await tx.occurrence.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true } })).map(
@@ -45,24 +43,15 @@ async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedResult>
     ),
   );
   const fresh = rows.filter((r) => !existing.has(r.id));
-  if (fresh.length === 0) return { recorded: 0, releaseId: null };
+  if (fresh.length === 0) return { recorded: 0 };
   const base = { triggerId: trigger.id, tenantId: trigger.tenantId, agentId: trigger.agentId };
   await tx.occurrence.createMany({ data: fresh.map((o) => ({ ...o, ...base, state: "HELD", createdAt: now })) });
-  const releaseId = due.held
-    ? null
-    : await openRelease(tx, {
-        tenantId: trigger.tenantId,
-        agentId: trigger.agentId,
-        requestedBy: "recovery",
-        heldSince: trigger.lastDueAt,
-        now,
-      });
   const latest = fresh[fresh.length - 1]!.dueAt;
   await tx.trigger.updateMany({
     where: { id: trigger.id, OR: [{ lastDueAt: null }, { lastDueAt: { lt: latest } }] },
     data: { lastDueAt: latest },
   });
-  return { recorded: fresh.length, releaseId };
+  return { recorded: fresh.length };
 }
 
 /** Held occurrences per trigger key of one agent (the resume preflight). */

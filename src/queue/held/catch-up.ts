@@ -2,7 +2,8 @@ import type { Logger } from "pino";
 import { dueTimesBetween } from "../../policy/schedule";
 import type { Store } from "../../store/client";
 import { checkGate } from "../../store/control/gate";
-import { type MissedResult, recordMissed } from "../../store/occurrences";
+import { openRecoveryRelease } from "../../store/held/releases";
+import { recordMissed } from "../../store/occurrences";
 import { cadenceOf, type StoredTrigger } from "../../store/triggers";
 
 export interface FireDeps {
@@ -15,13 +16,21 @@ export interface FireDeps {
  * Time that passed while nothing ran counts too (design.md section 10): due times between the trigger's last
  * recorded occurrence and now that have no row become missed occurrences, released per the misfire policy.
  */
+export interface MissedResult {
+  recorded: number;
+  /** A release opened because the agent runs and no release of it or its tenant is open to take the rows. */
+  releaseId: string | null;
+}
+
 export async function catchUpTrigger(deps: FireDeps, trigger: StoredTrigger): Promise<MissedResult> {
   const now = deps.now();
   const after = trigger.lastDueAt ?? trigger.createdAt;
   const missed = dueTimesBetween(cadenceOf(trigger), after, now);
   const held = (await checkGate(deps.store, trigger.agentId, trigger.tenantId)).held;
-  const result = await recordMissed(deps.store.db, { trigger, missed, held, now });
-  if (result.recorded)
-    deps.log.info({ trigger: trigger.id, missed: result.recorded, held }, "missed occurrences recorded");
-  return result;
+  const { recorded } = await recordMissed(deps.store.db, { trigger, missed, held, now });
+  if (recorded === 0) return { recorded, releaseId: null };
+  deps.log.info({ trigger: trigger.id, missed: recorded, held }, "missed occurrences recorded");
+  const { agentId, tenantId } = trigger;
+  const releaseId = held ? null : await openRecoveryRelease(deps.store, agentId, tenantId, now, trigger.lastDueAt);
+  return { recorded, releaseId };
 }

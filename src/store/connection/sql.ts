@@ -41,6 +41,13 @@ export interface Dialect {
    * advisory lock, so two claims never decide on the same snapshot.
    */
   readonly laneLock: string | null;
+  /**
+   * Appended to a read of control records whose verdict the same transaction acts on at once (a tick batch
+   * that dispatches what it plans): a pause's write then waits for this transaction, so the pause's drain
+   * sees what it dispatched, or this transaction waits for the pause and reads it. SQLite runs one write
+   * transaction at a time, so it needs nothing.
+   */
+  readonly forShare: string;
 }
 
 export const SQLITE: Dialect = {
@@ -48,6 +55,7 @@ export const SQLITE: Dialect = {
   time: "?",
   list: "(SELECT value FROM json_each(?))",
   laneLock: null,
+  forShare: "",
 };
 
 export const POSTGRES: Dialect = {
@@ -55,6 +63,7 @@ export const POSTGRES: Dialect = {
   time: "(?::timestamptz AT TIME ZONE 'UTC')",
   list: "(SELECT jsonb_array_elements_text(?::jsonb))",
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
+  forShare: "FOR SHARE",
 };
 
 /** A DateTime column's value as either database returns it. */

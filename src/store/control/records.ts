@@ -47,11 +47,15 @@ const COLUMNS = `"scope", "tenantId", "agentId", "state", "holdLevel", "reason",
 
 export type Controls = Map<string, StoredControl>;
 
-/** The records of the given scopes, by scope: the gate's input, read inside the caller's step. */
-export function* controlsStep(d: Dialect, scopes: Iterable<string>): Step<Controls> {
-  const found = yield* rows<ControlRow>(`SELECT ${COLUMNS} FROM "Control" WHERE "scope" IN ${d.list}`, [
-    ...new Set(scopes),
-  ]);
+/**
+ * The records of the given scopes, by scope: the gate's input, read inside the caller's step. `locked`: the
+ * step acts on the verdict in the same transaction (see `Dialect.forShare`).
+ */
+export function* controlsStep(d: Dialect, scopes: Iterable<string>, locked = false): Step<Controls> {
+  const found = yield* rows<ControlRow>(
+    `SELECT ${COLUMNS} FROM "Control" WHERE "scope" IN ${d.list} ${locked ? d.forShare : ""}`,
+    [...new Set(scopes)],
+  );
   return new Map(found.map((row) => [row.scope, controlOf(row)]));
 }
 

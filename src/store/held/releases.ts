@@ -60,9 +60,7 @@ export async function openRecoveryRelease(
     select: { id: true },
   });
   if (recent) return null;
-  return store.db.$transaction((tx) =>
-    openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince, now }),
-  );
+  return store.db.$transaction((tx) => openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince, now }));
 }
 
 export type BatchOutcome =

@@ -156,7 +156,7 @@ function* recordStep(
       { ...t, everyMs: t.everyMs === null ? null : Number(t.everyMs), lastDueAt: asDateOrNull(t.lastDueAt) },
     ]),
   );
-  const plan = planTicks(triggers, yield* controlsStep(d, gateScopes(triggers.values())), ticks);
+  const plan = planTicks(triggers, yield* controlsStep(d, gateScopes(triggers.values()), leaseAtOnce), ticks);
   const takeAtOnce = leaseAtOnce ? yield* freeLanes(d, plan.rows, intake.limit) : new Set<string>();
   const expiresAt = intake && new Date(now.getTime() + intake.leaseMs);
   const lease = expiresAt && { token: crypto.randomUUID(), expiresAt };
