@@ -13,6 +13,7 @@ import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
 import { DISCORD_COMMANDS } from "./commands";
 import { interactionsRoute } from "./interactions-endpoint";
 import { registerDiscordMessages } from "./messages";
+import { guardGatewayPackets } from "./packet-guard";
 import { discordPublisher } from "./publisher";
 
 export interface DiscordAdapterOptions {
@@ -77,20 +78,23 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral });
   }
 
+  guardGatewayPackets(client, log);
   client.on(Events.InteractionCreate, (interaction) => {
-    const work = interaction.isChatInputCommand()
-      ? onCommand(interaction)
-      : interaction.isButton()
-        ? onButton(interaction)
-        : Promise.resolve();
-    work.catch((error: Error) => log.error({ err: error.message }, "discord interaction failed"));
+    const work = async () => {
+      if (interaction.isChatInputCommand()) await onCommand(interaction);
+      else if (interaction.isButton()) await onButton(interaction);
+    };
+    work().catch((error: Error) => log.error({ err: error.message }, "discord interaction failed"));
   });
+  // An 'error' event without a listener is thrown by EventEmitter itself.
+  client.on(Events.Error, (error) => log.error({ err: error.message }, "discord client error"));
+  client.on(Events.ShardError, (error) => log.warn({ err: error.message }, "discord gateway error"));
   registerDiscordMessages(client, router, transport, log);
 
   return {
     platform: "discord",
     publisher,
-    routes: options.publicKey ? [interactionsRoute(client, options.publicKey)] : [],
+    routes: options.publicKey ? [interactionsRoute(client, options.publicKey, log)] : [],
     async start() {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(options.token);

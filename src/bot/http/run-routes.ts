@@ -34,7 +34,7 @@ const CreateRunBody = z
     operation: z.string().regex(/^[A-Za-z0-9_.-]{1,80}$/, "use 1-80 letters, digits, '.', '_' or '-'"),
     destination: z.url(),
     packet: z.json(),
-    reviewers: z.array(z.string().min(1)).min(1, "at least one reviewer").max(50),
+    reviewers: z.array(z.string().min(1)).min(1, "at least one reviewer").max(50).optional(),
     deadline: Instant,
     escalateAfter: Duration.optional(),
     checkpoint: z.string().min(1).max(200).optional(),
