@@ -14,8 +14,16 @@ const tenant = (extra: Record<string, unknown> = {}, agent: Record<string, unkno
 describe("every level of the directory file is strict", () => {
   it.each<[string, unknown, string]>([
     ["a misspelled principal", tenant({}, { principle: "alice" }), "tenants.acme.agents.a.principle"],
-    ["a misspelled review channel", tenant({}, { reviewChanel: { slack: "C1" } }), "tenants.acme.agents.a.reviewChanel"],
-    ["a field inside reviewChannel", tenant({}, { reviewChannel: { slak: "C1" } }), "tenants.acme.agents.a.reviewChannel.slak"],
+    [
+      "a misspelled review channel",
+      tenant({}, { reviewChanel: { slack: "C1" } }),
+      "tenants.acme.agents.a.reviewChanel",
+    ],
+    [
+      "a field inside reviewChannel",
+      tenant({}, { reviewChannel: { slak: "C1" } }),
+      "tenants.acme.agents.a.reviewChannel.slak",
+    ],
     ["a misspelled tenant field", tenant({ admin: ["alice"] }), "tenants.acme.admin"],
     ["a misspelled user field", tenant({}, {}, { telegramId: 1 }), "tenants.acme.users.alice.telegramId"],
     ["a field at the top", { ...tenant(), tenant: {} }, "tenant"],

@@ -53,7 +53,10 @@ export function guardGatewayPackets(client: Client, log: ChatLog): void {
       return handlePacket(packet, shard);
     } catch (error) {
       const event = isRecord(packet) ? String(packet.t) : "unknown";
-      log.warn({ event, err: (error as Error).message }, "discord gateway packet dropped: the library could not read it");
+      log.warn(
+        { event, err: (error as Error).message },
+        "discord gateway packet dropped: the library could not read it",
+      );
       return true;
     }
   };

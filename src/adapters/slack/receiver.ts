@@ -39,7 +39,10 @@ export class RouteReceiver implements Receiver {
     if (parsed === undefined) return { status: 400, body: "unreadable body" };
     // Bolt reads these without checking; a signed body without them is acknowledged and dropped.
     if (!isObject(parsed) || !isProcessable(parsed)) {
-      this.log.warn({ type: isObject(parsed) ? String(parsed.type) : typeof parsed }, "slack request dropped: malformed");
+      this.log.warn(
+        { type: isObject(parsed) ? String(parsed.type) : typeof parsed },
+        "slack request dropped: malformed",
+      );
       return { status: 200 };
     }
     const body = parsed as ReceiverEvent["body"];

@@ -33,4 +33,7 @@ export function webhookRoute(bot: Telegraf, secret: string, log: ChatLog): RawHt
 }
 
 const isUpdate = (value: unknown): value is Update =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Number.isSafeInteger((value as Update).update_id);
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Number.isSafeInteger((value as Update).update_id);

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { canonicalJson, packetDigest } from "../../policy/digest";
+import { configuredReviewers } from "../../store/agent-reviewers";
 import type { KnownAgent } from "../../store/directory";
 import { createRun, findFirstPacket, findRun } from "../../store/runs";
-import { configuredReviewers } from "../../store/agent-reviewers";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
 import { type RunView, runView } from "./run-view";
