@@ -27,6 +27,9 @@ export interface DiscordAdapterOptions {
   log: ChatLog;
 }
 
+/** Replies quote names and reasons people typed; none of them may ping anyone. */
+const allowedMentions = { parse: [] };
+
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages],
@@ -59,9 +62,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     if (reply.kind === "card") {
       // The card is an ordinary channel message, so the publisher can edit it later like any other card.
       await publisher.post(channelId, reply.card);
-      await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral });
+      await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral, allowedMentions });
     } else {
-      await interaction.reply({ content: reply.text, ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }) });
+      await interaction.reply({
+        content: reply.text,
+        allowedMentions,
+        ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }),
+      });
     }
   }
 
@@ -75,7 +82,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       transport,
     );
     if (result.card) await publisher.edit(card, result.card);
-    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral });
+    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral, allowedMentions });
   }
 
   guardGatewayPackets(client, log);
