@@ -11,6 +11,7 @@ export type ChatRefusalCode =
   | "forbidden"
   | "not_paused"
   | "unknown_button"
+  | "stale_card"
   | "cancel_forbidden"
   | "no_conversation"
   | "agent_unreachable"
@@ -43,6 +44,7 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     forbidden: `Only ${agent}'s principal or an admin can resume it.`,
     not_paused: `${agent} is not paused, so there is nothing to resume.`,
     unknown_button: "This button is no longer valid; run the command again.",
+    stale_card: `This card was out of date: ${agent}'s pause changed since it was shown (or the card was used), so nothing was resumed. It now shows a fresh preflight; confirm there.`,
     cancel_forbidden: `Only ${refusal.person ?? "the person who asked"} or an admin can cancel this.`,
     no_conversation: `${agent} has no conversation destination configured, so I can't pass your message on.`,
     agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,

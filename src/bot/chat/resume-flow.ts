@@ -31,8 +31,10 @@ export async function startResume(
   const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
   const tokens = { confirm: newButtonId(), cancel: newButtonId() };
   const card = preflightCard(preflight, credentials, tokens);
-  // The settled card keeps what the resumer saw, so the channel keeps a record of it.
-  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload: { card } };
+  // The settled card keeps what the resumer saw, so the channel keeps a record of it; Confirm is bound to the
+  // control record's version this preflight showed (design.md section 4: a used or outdated card is stale).
+  const payload = { card, controlVersion: preflight.controlVersion };
+  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
   await createChatButtons(ctx.store.db, [
     { ...base, id: tokens.confirm, action: "resume.confirm" },
     { ...base, id: tokens.cancel, action: "resume.cancel" },
@@ -46,7 +48,7 @@ export async function finishResume(
   user: KnownUser,
   click: ChatInteraction,
   via: ChatTransport,
-): Promise<InteractionResult | { refusal: ChatRefusal }> {
+): Promise<InteractionResult | { refusal: ChatRefusal; card?: Card }> {
   const button = await findChatButton(ctx.store.db, click.token);
   // Another tenant's button is as unknown as a made-up one.
   if (!button || button.tenantId !== user.tenantId || button.action !== click.action || !button.agentId) {
@@ -70,8 +72,11 @@ export async function finishResume(
     return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
   }
 
-  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+  // A card from before versions were bound (no controlVersion) is as stale as a used one.
+  const shownVersion = typeof button.payload.controlVersion === "number" ? button.payload.controlVersion : -1;
+  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
+  if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, shown);
   if (result.kind === "resumed") {
     return { note: `${agent.name} resumed.`, card: settledCard(shown, `Resumed by ${user.name} at ${at}.`) };
   }
@@ -80,4 +85,24 @@ export async function finishResume(
     return { note: `${agent.name} is already running.`, card: settledCard(shown, `Already running at ${at}.`) };
   }
   return { refusal: { code: result.kind, agent: agent.name } };
+}
+
+/**
+ * The state changed since the card was shown (or the card was used): nothing is resumed, and the card is
+ * replaced by a fresh preflight, or settled when there is nothing left to resume.
+ */
+async function freshPreflight(
+  ctx: HandlerContext,
+  user: KnownUser,
+  agent: KnownAgent,
+  via: ChatTransport,
+  shown: Card,
+): Promise<{ refusal: ChatRefusal; card?: Card }> {
+  const fresh = await startResume(ctx, user, agent, via);
+  if ("card" in fresh) return { refusal: { code: "stale_card", agent: agent.name }, card: fresh.card };
+  if (fresh.refusal.code !== "not_paused") return { refusal: fresh.refusal };
+  return {
+    refusal: fresh.refusal,
+    card: settledCard(shown, `Out of date at ${when(ctx.now())}: nothing was resumed.`),
+  };
 }

@@ -77,7 +77,9 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
       const outcome = await finishResume(ctx, caller.value, click, via);
-      return "refusal" in outcome ? { note: refusalText(outcome.refusal, via.platform) } : outcome;
+      if (!("refusal" in outcome)) return outcome;
+      const note = refusalText(outcome.refusal, via.platform);
+      return outcome.card ? { note, card: outcome.card } : { note };
     },
 
     async message(message, via) {
