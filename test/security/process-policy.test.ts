@@ -1,4 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "../../src/bot/config/env";
 
@@ -24,6 +27,38 @@ describe("the process policy", () => {
 });
 
 describe("the listening address", () => {
+  it("the start log says the example directory listens on 127.0.0.1 only, and how to listen publicly", async () => {
+    const dbFile = path.join(os.tmpdir(), `holdfast-host-${process.pid}.db`);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: `file:${dbFile}`,
+      PORT: "0",
+      LOG_LEVEL: "info",
+    };
+    delete env.HOST;
+    delete env.HOLDFAST_CONFIG;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/bot/main.ts"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const warning = await new Promise<{ msg: string; host?: string }>((resolve, reject) => {
+        let buffer = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffer += chunk.toString();
+          const line = buffer.split("\n").find((l) => l.includes("listens on 127.0.0.1 only"));
+          if (line) resolve(JSON.parse(line));
+        });
+        child.once("exit", () => reject(new Error(`exited before the warning: ${buffer}`)));
+      });
+      expect(warning).toMatchObject({ host: "127.0.0.1" });
+      expect(warning.msg).toContain("set HOST=0.0.0.0");
+    } finally {
+      child.kill("SIGKILL");
+      for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${dbFile}${suffix}`, { force: true });
+    }
+  });
+
   it("is 127.0.0.1 with the example directory (its demo keys), 0.0.0.0 with a real one, HOST when given", () => {
     expect(parseEnv({}).HOST).toBe("127.0.0.1");
     expect(parseEnv({ HOLDFAST_CONFIG: "/etc/holdfast.yaml" }).HOST).toBe("0.0.0.0");
