@@ -139,7 +139,9 @@ describe.each(PROVIDERS)("%s: fuzzing every door", (provider) => {
 
   test("afterwards: nothing crashed, nothing guarded changed, nothing failed in the background", async () => {
     await settle(d);
-    if (process.env.HOLDFAST_FUZZ_REPORT) console.info(provider, JSON.stringify(Object.fromEntries([...tally].sort())));
+    if (process.env.HOLDFAST_FUZZ_REPORT) {
+      console.info(provider, d.logs.length, "log lines", JSON.stringify(Object.fromEntries([...tally].sort())));
+    }
     expect(crashes).toEqual([]);
     expect(await stateDigest(d)).toBe(before);
     const failures = d.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
