@@ -73,6 +73,28 @@ describe.each(PROVIDERS)("%s: a resume Confirm is bound to its preflight", (prov
     expect(await control()).toMatchObject({ state: "PAUSED", holdLevel: "supervisor" });
   });
 
+  test("a cancelled card's Confirm resumes nothing and shows a fresh preflight", async () => {
+    await setup();
+    await command("pause", "alice", "vacation");
+    const card = await preflight("alice");
+    const cancel = await router.interaction(
+      {
+        interactionId: "c1",
+        action: "resume.cancel",
+        token: card.buttons.find((b) => b.action === "resume.cancel")!.token,
+        actor: actor("alice"),
+        card: { channelId: "c", messageId: "m" },
+      },
+      via,
+    );
+    expect(cancel.note).toBe("Resume cancelled.");
+    const late = await confirm(card, "alice", "c2");
+    expect(late.note).toContain("(stale_card)");
+    expect(late.card!.buttons).toHaveLength(2);
+    expect(await control()).toMatchObject({ state: "PAUSED" });
+    expect(await resumes()).toBe(0);
+  });
+
   test("a stale card of an agent that is running again is settled, and says so", async () => {
     await setup();
     await command("pause", "alice", "vacation");

@@ -1,4 +1,4 @@
-import { createChatButtons, findChatButton, newButtonId } from "../../store/chat";
+import { createChatButtons, findChatButton, newButtonId, replaceChatButtonPayload } from "../../store/chat";
 import { recordRefusal } from "../../store/control";
 import { agentScope, findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
 import type { HandlerContext } from "../context";
@@ -33,7 +33,7 @@ export async function startResume(
   const card = preflightCard(preflight, credentials, tokens);
   // The settled card keeps what the resumer saw, so the channel keeps a record of it; Confirm is bound to the
   // control record's version this preflight showed (design.md section 4: a used or outdated card is stale).
-  const payload = { card, controlVersion: preflight.controlVersion };
+  const payload = { card, controlVersion: preflight.controlVersion, confirmToken: tokens.confirm };
   const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
   await createChatButtons(ctx.store.db, [
     { ...base, id: tokens.confirm, action: "resume.confirm" },
@@ -69,11 +69,17 @@ export async function finishResume(
       const person = (await userName(ctx.store.db, button.requestedBy)) ?? undefined;
       return { refusal: { code: "cancel_forbidden", person } };
     }
+    // A cancelled card is used: its Confirm, clicked or re-sent later, resumes nothing.
+    const confirmToken = button.payload.confirmToken;
+    const confirm = typeof confirmToken === "string" ? await findChatButton(ctx.store.db, confirmToken) : null;
+    if (confirm) await replaceChatButtonPayload(ctx.store.db, confirm.id, { ...confirm.payload, cancelled: true });
     return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
   }
 
-  // A card from before versions were bound (no controlVersion) is as stale as a used one.
-  const shownVersion = typeof button.payload.controlVersion === "number" ? button.payload.controlVersion : -1;
+  // A card from before versions were bound (no controlVersion), or a cancelled one, is as stale as a used one.
+  const bound = typeof button.payload.controlVersion === "number" && button.payload.cancelled !== true;
+  if (!bound) return freshPreflight(ctx, user, agent, via, shown);
+  const shownVersion = button.payload.controlVersion as number;
   const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
   if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, shown);
