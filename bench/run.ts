@@ -6,7 +6,8 @@ import { runHeldBench } from "./held";
 // figures come from one run against the same Redis, so their ratios compare like with like.
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const fmt = (n: number) => n.toFixed(0).padStart(7);
-const cpuLine = (name: string, c: { node: number; redis: number }) => `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
+const cpuLine = (name: string, c: { node: number; redis: number }) =>
+  `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
 const postgresAdminUrl = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 for (const [database, options] of [
   ["SQLite", {}],

@@ -1,11 +1,19 @@
 import { startApp } from "./app";
 import { parseEnv } from "./config/env";
 import { createLogger } from "./logger";
+import { installProcessGuard } from "./process-guard";
 
 const env = parseEnv(process.env);
 const log = createLogger(env.LOG_LEVEL);
+installProcessGuard(process, log);
 
 try {
+  if (!process.env.HOST && !env.HOLDFAST_CONFIG) {
+    log.warn(
+      { host: env.HOST },
+      "the example directory's demo keys are live, so the bot listens on 127.0.0.1 only; set HOST=0.0.0.0 (and HOLDFAST_CONFIG) to listen publicly",
+    );
+  }
   const app = await startApp({ env, log, processEnv: process.env });
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -216,8 +216,9 @@ describe("approval cards on all three platforms at once", () => {
   test("with review channels, one card per channel instead of one per reviewer; other platforms keep DMs", async () => {
     const spec = loadDirectoryFile(EXAMPLE_CONFIG);
     const agent = spec.tenants.find((t) => t.id === "acme")!.agents.find((a) => a.name === "ops-agent")!;
-    const { settings } = agent;
+    const { settings, reviewers } = agent;
     agent.settings = { ...settings, reviewChannel: { slack: "C0REVIEW", discord: "1100000000000000300" } };
+    agent.reviewers = ["rita", "sam"]; // a run may only name reviewers the directory lists
     await syncDirectory(h.ctx.store.db, spec);
     try {
       const run = await createRunWithCards(h, "all-channels", { reviewers: ["rita", "sam"] });
@@ -226,6 +227,7 @@ describe("approval cards on all three platforms at once", () => {
       expect(slack.callsTo("conversations.open")).toEqual([]);
     } finally {
       agent.settings = settings;
+      agent.reviewers = reviewers;
       await syncDirectory(h.ctx.store.db, spec);
     }
   });

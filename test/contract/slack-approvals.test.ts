@@ -43,7 +43,7 @@ const postsTo = (channel: string) => fake.callsTo("chat.postMessage").filter((c)
 function cardFor(runId: string, version: number) {
   const post = postsTo(RITA_DM).find((c) => {
     const text = JSON.stringify(blocksOf(c));
-    return text.includes(`*Run*\\n${runId}`) && text.includes(`*Version*\\n${version}`);
+    return text.includes(`Run: ${runId}"`) && text.includes(`Version: ${version}"`);
   });
   if (!post) throw new Error(`no card for ${runId} v${version}`);
   const buttons = blocksOf(post).find((b) => b.type === "actions")!.elements!;

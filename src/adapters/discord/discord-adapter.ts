@@ -13,6 +13,7 @@ import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
 import { DISCORD_COMMANDS } from "./commands";
 import { interactionsRoute } from "./interactions-endpoint";
 import { registerDiscordMessages } from "./messages";
+import { guardGatewayPackets } from "./packet-guard";
 import { discordPublisher } from "./publisher";
 
 export interface DiscordAdapterOptions {
@@ -25,6 +26,9 @@ export interface DiscordAdapterOptions {
   router: ChatRouter;
   log: ChatLog;
 }
+
+/** Replies quote names and reasons people typed; none of them may ping anyone. */
+const allowedMentions = { parse: [] };
 
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
   const client = new Client({
@@ -58,9 +62,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     if (reply.kind === "card") {
       // The card is an ordinary channel message, so the publisher can edit it later like any other card.
       await publisher.post(channelId, reply.card);
-      await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral });
+      await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral, allowedMentions });
     } else {
-      await interaction.reply({ content: reply.text, ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }) });
+      await interaction.reply({
+        content: reply.text,
+        allowedMentions,
+        ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }),
+      });
     }
   }
 
@@ -74,23 +82,26 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
       transport,
     );
     if (result.card) await publisher.edit(card, result.card);
-    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral });
+    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral, allowedMentions });
   }
 
+  guardGatewayPackets(client, log);
   client.on(Events.InteractionCreate, (interaction) => {
-    const work = interaction.isChatInputCommand()
-      ? onCommand(interaction)
-      : interaction.isButton()
-        ? onButton(interaction)
-        : Promise.resolve();
-    work.catch((error: Error) => log.error({ err: error.message }, "discord interaction failed"));
+    const work = async () => {
+      if (interaction.isChatInputCommand()) await onCommand(interaction);
+      else if (interaction.isButton()) await onButton(interaction);
+    };
+    work().catch((error: Error) => log.error({ err: error.message }, "discord interaction failed"));
   });
+  // An 'error' event without a listener is thrown by EventEmitter itself.
+  client.on(Events.Error, (error) => log.error({ err: error.message }, "discord client error"));
+  client.on(Events.ShardError, (error) => log.warn({ err: error.message }, "discord gateway error"));
   registerDiscordMessages(client, router, transport, log);
 
   return {
     platform: "discord",
     publisher,
-    routes: options.publicKey ? [interactionsRoute(client, options.publicKey)] : [],
+    routes: options.publicKey ? [interactionsRoute(client, options.publicKey, log)] : [],
     async start() {
       const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
       await client.login(options.token);

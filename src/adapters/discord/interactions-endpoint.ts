@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from "node:crypto";
 import type { Client } from "discord.js";
-import type { RawHttpRoute } from "../../bot/chat/types";
+import type { ChatLog, RawHttpRoute } from "../../bot/chat/types";
 import { header } from "../../bot/chat/types";
+import { dispatchInteraction, isRecord, parseJson } from "./packet-guard";
 
 /** DER prefix that wraps a raw 32-byte Ed25519 key into SPKI, the form node:crypto accepts. */
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -13,7 +14,7 @@ const MAX_AGE_S = 300;
  * `timestamp + body`. A verified interaction is handed to discord.js as if it came over the gateway, so the
  * same listeners answer it (through the REST callback endpoint); the HTTP answer is a bare 202.
  */
-export function interactionsRoute(client: Client, publicKeyHex: string): RawHttpRoute {
+export function interactionsRoute(client: Client, publicKeyHex: string, log: ChatLog): RawHttpRoute {
   const key = createPublicKey({
     key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(publicKeyHex, "hex")]),
     format: "der",
@@ -31,14 +32,14 @@ export function interactionsRoute(client: Client, publicKeyHex: string): RawHttp
       if (!(age <= MAX_AGE_S) || !verifies(key, timestamp + request.body, signature)) {
         return { status: 401, body: "invalid request signature" };
       }
-      let data: { type?: number };
-      try {
-        data = JSON.parse(request.body) as { type?: number };
-      } catch {
-        return { status: 400, body: "invalid JSON" };
+      const data = parseJson(request.body);
+      if (data === undefined) return { status: 400, body: "invalid JSON" };
+      if (isRecord(data) && data.type === 1) return { status: 200, body: { type: 1 } }; // PING -> PONG
+      // Signed but malformed (`null`, `{"type":2}` without data): acknowledged like any other and dropped, as
+      // discord.js would throw building it.
+      if (!dispatchInteraction(gatewayActions.InteractionCreate, data)) {
+        log.warn({ type: isRecord(data) ? String(data.type) : typeof data }, "discord interaction dropped: malformed");
       }
-      if (data.type === 1) return { status: 200, body: { type: 1 } }; // PING -> PONG
-      gatewayActions.InteractionCreate.handle(data);
       return { status: 202 };
     },
   };

@@ -17,7 +17,7 @@ export function registerDiscordMessages(client: Client, router: ChatRouter, tran
       { messageId: message.id, channelId: message.channelId, text, actor, isDirect },
       transport,
     );
-    if (reply?.kind === "text") await message.reply({ content: reply.text });
+    if (reply?.kind === "text") await message.reply({ content: reply.text, allowedMentions: { parse: [] } });
   };
   client.on(Events.MessageCreate, (message) => {
     handle(message).catch((error: Error) => log.error({ err: error.message }, "discord message failed"));

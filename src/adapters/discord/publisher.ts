@@ -1,6 +1,6 @@
 import { type Client, Routes } from "discord.js";
 import type { CardPublisher } from "../../bot/chat/types";
-import { cardMessage } from "./render";
+import { cardMessage, NO_MENTIONS } from "./render";
 
 /** Cards are plain channel messages sent over REST, so they can be edited without an interaction token. */
 export function discordPublisher(client: Client): CardPublisher {
@@ -21,7 +21,9 @@ export function discordPublisher(client: Client): CardPublisher {
       await client.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: cardMessage(card) });
     },
     async say(channelId, text) {
-      const sent = (await client.rest.post(Routes.channelMessages(channelId), { body: { content: text } })) as {
+      const sent = (await client.rest.post(Routes.channelMessages(channelId), {
+        body: { content: text, allowed_mentions: NO_MENTIONS },
+      })) as {
         id: string;
       };
       return { channelId, messageId: sent.id };

@@ -1,4 +1,4 @@
-import { ButtonStyle, ComponentType } from "discord.js";
+import { ButtonStyle, ComponentType, escapeMarkdown } from "discord.js";
 import type { Card, ButtonStyle as NeutralStyle } from "../../bot/chat/types";
 import { buttonValue } from "../../bot/chat/types";
 
@@ -8,16 +8,34 @@ const STYLE: Record<NeutralStyle, ButtonStyle> = {
   default: ButtonStyle.Secondary,
 };
 
-/** A neutral card as a Discord message body: one embed, and one row of buttons while it is open. */
+/** Nothing we send pings anyone: agent text may say `@everyone` or `<@id>`. */
+export const NO_MENTIONS = { parse: [] as never[] };
+
+/**
+ * Text shown as written: every markdown construct escaped (masked links, headings and lists too), and `<`
+ * escaped so `<@id>`, `<#channel>` and `<t:…>` stay text.
+ */
+export const escapeDiscord = (text: string) =>
+  escapeMarkdown(text, { heading: true, bulletedList: true, numberedList: true, maskedLink: true }).replace(
+    /</g,
+    "\\<",
+  );
+
+/**
+ * A neutral card as a Discord message body: one embed, and one row of buttons while it is open. The outcome
+ * ("Approved by rita at …") is the embed's footer, which renders no markdown and only ever holds our own text;
+ * the lines and fields, which a packet writes, are escaped.
+ */
 export function cardMessage(card: Card) {
   return {
     content: "",
+    allowed_mentions: NO_MENTIONS,
     embeds: [
       {
-        title: card.title.slice(0, 256),
-        description: card.lines.join("\n").slice(0, 4096) || undefined,
-        fields: card.fields.map((f) => ({ name: f.label, value: f.value.slice(0, 1024), inline: true })),
-        ...(card.footer && { footer: { text: card.footer } }),
+        title: escapeDiscord(card.title).slice(0, 256),
+        description: escapeDiscord(card.lines.join("\n")).slice(0, 4096) || undefined,
+        fields: card.fields.map((f) => ({ name: f.label, value: escapeDiscord(f.value).slice(0, 1024), inline: true })),
+        ...(card.footer && { footer: { text: card.footer.slice(0, 2048) } }),
       },
     ],
     // custom_id is "<action>:<16-char token>", far below Discord's 100-character limit.

@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
 import type { ChatActor, ChatRouter, ChatTransport } from "../../bot/chat/types";
+import { escapeSlack } from "./render";
 
 /** Removes the leading "<@UBOT>" of a mention so the agent gets what the person wrote. */
 const withoutMention = (text: string) => text.replace(/^\s*<@[\w]+>\s*/, "");
@@ -14,7 +15,8 @@ export function registerSlackMessages(app: App, router: ChatRouter, transport: C
       { messageId: event.ts, channelId: event.channel, text: event.text ?? "", actor, isDirect: true },
       transport,
     );
-    if (reply?.kind === "text") await client.chat.postMessage({ channel: event.channel, text: reply.text });
+    if (reply?.kind === "text")
+      await client.chat.postMessage({ channel: event.channel, text: escapeSlack(reply.text) });
   });
 
   app.event("app_mention", async ({ event, body, client }) => {
@@ -26,7 +28,7 @@ export function registerSlackMessages(app: App, router: ChatRouter, transport: C
       transport,
     );
     if (reply?.kind === "text") {
-      await client.chat.postEphemeral({ channel: event.channel, user: event.user, text: reply.text });
+      await client.chat.postEphemeral({ channel: event.channel, user: event.user, text: escapeSlack(reply.text) });
     }
   });
 }

@@ -35,8 +35,17 @@ export class RouteReceiver implements Receiver {
       headers: { "x-slack-signature": signature, "x-slack-request-timestamp": timestamp },
     });
     if (!verified || !this.app) return { status: 401, body: "invalid request signature" };
-    const body = parseSlackBody(request.body, header(request, "content-type") ?? "");
-    if (!body) return { status: 400, body: "unreadable body" };
+    const parsed = parseSlackBody(request.body, header(request, "content-type") ?? "");
+    if (parsed === undefined) return { status: 400, body: "unreadable body" };
+    // Bolt reads these without checking; a signed body without them is acknowledged and dropped.
+    if (!isObject(parsed) || !isProcessable(parsed)) {
+      this.log.warn(
+        { type: isObject(parsed) ? String(parsed.type) : typeof parsed },
+        "slack request dropped: malformed",
+      );
+      return { status: 200 };
+    }
+    const body = parsed as ReceiverEvent["body"];
     if (body.type === "url_verification") return { status: 200, body: { challenge: body.challenge } };
 
     if (body.type === "block_actions") return this.ackThenProcess(body);
@@ -83,12 +92,28 @@ function ackResponse(response: unknown): RawHttpResponse {
 }
 
 /** Slash commands are form fields, interactive clicks a form field `payload` of JSON, events plain JSON. */
-function parseSlackBody(raw: string, contentType: string): ReceiverEvent["body"] | null {
+/** undefined: not readable at all. */
+function parseSlackBody(raw: string, contentType: string): unknown {
   try {
     if (contentType.includes("application/json")) return JSON.parse(raw);
     const form = Object.fromEntries(new URLSearchParams(raw));
     return typeof form.payload === "string" ? JSON.parse(form.payload) : form;
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+const isText = (value: unknown) => typeof value === "string" && value.length > 0;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What Bolt dereferences before any listener of ours runs, by kind of request. */
+function isProcessable(body: Record<string, unknown>): boolean {
+  if (body.type === "url_verification") return typeof body.challenge === "string";
+  if (typeof body.command === "string") return isText(body.user_id) && isText(body.team_id) && isText(body.channel_id);
+  if (body.type === "event_callback") return isObject(body.event) && typeof body.event.type === "string";
+  if (body.type === "block_actions") {
+    return isObject(body.user) && isText(body.user.id) && Array.isArray(body.actions) && body.actions.every(isObject);
+  }
+  return false;
 }

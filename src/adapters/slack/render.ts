@@ -1,14 +1,32 @@
 import type { Card } from "../../bot/chat/types";
 
-/** A neutral card as Block Kit. `text` is the notification fallback Slack requires. */
+/** Slack's control characters (links, mentions such as `<!channel>`); the rest of the text is left as it is. */
+export const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Text that is shown as typed: no bold, no links, no mentions, no emoji codes. */
+const plain = (text: string, max: number) => ({
+  type: "plain_text",
+  text: escapeSlack(text).slice(0, max),
+  emoji: false,
+});
+
+/**
+ * A neutral card as Block Kit. Everything a packet or a person could have written (the lines and the field
+ * values) is plain_text; the outcome ("Approved by rita at …") is the only mrkdwn, in a block of its own
+ * right under the title, so no packet field can draw it. `text` is the notification fallback Slack requires.
+ */
 export function cardBlocks(card: Card): { text: string; blocks: object[] } {
-  const blocks: object[] = [{ type: "header", text: { type: "plain_text", text: card.title.slice(0, 150) } }];
-  if (card.lines.length) blocks.push({ type: "section", text: { type: "mrkdwn", text: card.lines.join("\n") } });
-  if (card.fields.length) {
+  const blocks: object[] = [{ type: "header", text: plain(card.title, 150) }];
+  if (card.footer) {
     blocks.push({
       type: "section",
-      fields: card.fields.map((f) => ({ type: "mrkdwn", text: `*${f.label}*\n${f.value}` })),
+      block_id: "holdfast-outcome",
+      text: { type: "mrkdwn", text: `*${escapeSlack(card.footer)}*` },
     });
+  }
+  if (card.lines.length) blocks.push({ type: "section", text: plain(card.lines.join("\n"), 3000) });
+  if (card.fields.length) {
+    blocks.push({ type: "section", fields: card.fields.map((f) => plain(`${f.label}: ${f.value}`, 2000)) });
   }
   if (card.buttons.length) {
     blocks.push({
@@ -23,6 +41,6 @@ export function cardBlocks(card: Card): { text: string; blocks: object[] } {
       })),
     });
   }
-  if (card.footer) blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: card.footer }] });
-  return { text: card.footer ? `${card.title}: ${card.footer}` : card.title, blocks };
+  const fallback = card.footer ? `${card.title}: ${card.footer}` : card.title;
+  return { text: escapeSlack(fallback), blocks };
 }

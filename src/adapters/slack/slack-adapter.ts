@@ -12,7 +12,7 @@ import type {
 import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
 import { registerSlackMessages } from "./messages";
 import { RouteReceiver } from "./receiver";
-import { cardBlocks } from "./render";
+import { cardBlocks, escapeSlack } from "./render";
 
 export interface SlackAdapterOptions {
   botToken: string;
@@ -50,7 +50,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     const name = command.command.slice(1) as CommandName;
     const reply = await router.command({ name, text: command.text, actor, channelId: command.channel_id }, transport);
     if (reply.kind === "text") {
-      await respond({ response_type: reply.ephemeral ? "ephemeral" : "in_channel", text: reply.text });
+      await respond({ response_type: reply.ephemeral ? "ephemeral" : "in_channel", text: escapeSlack(reply.text) });
       return;
     }
     // A bot that is not a member of the channel cannot post there (not_in_channel); the card then goes to
@@ -88,7 +88,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
         .edit(click.card, settled)
         .catch(() => respond({ replace_original: true, ...cardBlocks(settled) }));
     }
-    await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
+    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
   });
 
   // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
@@ -99,7 +99,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     const click = clickOf(body, action);
     if (!click) return;
     const result = await router.interaction(click, transport);
-    await respond({ response_type: "ephemeral", replace_original: false, text: result.note });
+    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
   });
 
   registerSlackMessages(app, router, transport);
@@ -131,7 +131,7 @@ function slackPublisher(client: WebClient): CardPublisher {
       await client.chat.update({ channel: ref.channelId, ts: ref.messageId, ...cardBlocks(card) });
     },
     async say(channelId, text) {
-      const sent = await client.chat.postMessage({ channel: channelId, text });
+      const sent = await client.chat.postMessage({ channel: channelId, text: escapeSlack(text) });
       return { channelId: sent.channel ?? channelId, messageId: sent.ts! };
     },
   };

@@ -10,13 +10,16 @@ export function telegramPublisher(bot: Telegraf): CardPublisher {
       return userId;
     },
     async post(channelId, card) {
-      const { text, reply_markup } = cardMessage(card);
-      const sent = await bot.telegram.sendMessage(channelId, text, { reply_markup });
+      const { text, parse_mode, reply_markup } = cardMessage(card);
+      const sent = await bot.telegram.sendMessage(channelId, text, { parse_mode, reply_markup });
       return { channelId, messageId: String(sent.message_id) };
     },
     async edit(ref, card) {
-      const { text, reply_markup } = cardMessage(card);
-      await bot.telegram.editMessageText(ref.channelId, Number(ref.messageId), undefined, text, { reply_markup });
+      const { text, parse_mode, reply_markup } = cardMessage(card);
+      await bot.telegram.editMessageText(ref.channelId, Number(ref.messageId), undefined, text, {
+        parse_mode,
+        reply_markup,
+      });
     },
     async say(channelId, text) {
       const sent = await bot.telegram.sendMessage(channelId, text);

@@ -1,20 +1,25 @@
 import type { Card } from "../../bot/chat/types";
 import { buttonValue } from "../../bot/chat/types";
 
+/** The three characters Telegram's HTML parse mode reads; everything else is shown as written. */
+export const escapeTelegram = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
 /**
- * A neutral card as Telegram text plus an inline keyboard. Plain text (no parse_mode) so names and reasons
- * never need escaping. callback_data is "<action>:<16-char token>", at most 31 bytes of Telegram's 64.
+ * A neutral card as Telegram HTML plus an inline keyboard. Only our own text is bold (the title and the
+ * outcome, "Approved by rita at …", which stands apart right under the title); the lines and fields, which a
+ * packet writes, are escaped, so they can neither draw bold nor a link. callback_data is "<action>:<16-char
+ * token>", at most 31 bytes of Telegram's 64.
  */
 export function cardMessage(card: Card) {
   const text = [
-    card.title,
+    `<b>${escapeTelegram(card.title)}</b>`,
+    ...(card.footer ? ["", `<b>${escapeTelegram(card.footer)}</b>`] : []),
     "",
-    ...card.lines,
-    ...card.fields.map((f) => `${f.label}: ${f.value}`),
-    ...(card.footer ? ["", card.footer] : []),
+    ...card.lines.map(escapeTelegram),
+    ...card.fields.map((f) => `${escapeTelegram(f.label)}: ${escapeTelegram(f.value)}`),
   ].join("\n");
   const inline_keyboard = card.buttons.length
     ? [card.buttons.map((b) => ({ text: b.label, callback_data: buttonValue(b.action, b.token) }))]
     : [];
-  return { text, reply_markup: { inline_keyboard } };
+  return { text, parse_mode: "HTML" as const, reply_markup: { inline_keyboard } };
 }

@@ -93,7 +93,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdap
   });
   bot.catch((error) => log.error({ err: (error as Error).message }, "telegram update failed"));
 
-  const routes: RawHttpRoute[] = options.webhookSecret ? [webhookRoute(bot, options.webhookSecret)] : [];
+  const routes: RawHttpRoute[] = options.webhookSecret ? [webhookRoute(bot, options.webhookSecret, log)] : [];
   let polling: Promise<void> | undefined;
   return {
     platform: "telegram",

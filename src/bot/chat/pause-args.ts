@@ -1,3 +1,5 @@
+import { isWithinUntil } from "../../policy/limits";
+
 /**
  * Parses the words after `/pause` into a reason and an optional automatic-resume time:
  *   "vacation until 2026-12-14"  -> reason "vacation", until 2026-12-14T00:00:00Z
@@ -8,7 +10,7 @@
  * answer never depends on the server's time zone. Pure: the clock is a parameter.
  */
 export type PauseArgs = { ok: true; reason: string; until: Date | null } | { ok: false; code: PauseArgsError };
-export type PauseArgsError = "invalid_until" | "until_in_past";
+export type PauseArgsError = "invalid_until" | "until_in_past" | "until_too_far";
 
 export const DEFAULT_PAUSE_REASON = "paused from chat";
 const MAX_REASON = 500;
@@ -31,6 +33,8 @@ export function parsePauseArgs(text: string, now: Date): PauseArgs {
   if (untilText === null) return { ok: true, reason, until: null };
   const until = parseUntil(untilText, now);
   if (!until) return { ok: false, code: "invalid_until" };
+  // The API's bound (an ISO date of four-digit year); `99999999999999999w` is not even a time.
+  if (!isWithinUntil(until)) return { ok: false, code: "until_too_far" };
   if (until.getTime() <= now.getTime()) return { ok: false, code: "until_in_past" };
   return { ok: true, reason, until };
 }

@@ -11,9 +11,11 @@ export type ChatRefusalCode =
   | "forbidden"
   | "not_paused"
   | "unknown_button"
+  | "stale_card"
   | "cancel_forbidden"
   | "no_conversation"
   | "agent_unreachable"
+  | "unreadable_text"
   | PauseArgsError;
 
 export interface ChatRefusal {
@@ -42,12 +44,15 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     forbidden: `Only ${agent}'s principal or an admin can resume it.`,
     not_paused: `${agent} is not paused, so there is nothing to resume.`,
     unknown_button: "This button is no longer valid; run the command again.",
+    stale_card: `This card was out of date: ${agent}'s pause changed since it was shown (or the card was used), so nothing was resumed. It now shows a fresh preflight; confirm there.`,
     cancel_forbidden: `Only ${refusal.person ?? "the person who asked"} or an admin can cancel this.`,
     no_conversation: `${agent} has no conversation destination configured, so I can't pass your message on.`,
     agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,
+    unreadable_text: "I can't read that: it holds a NUL character. Please type it again.",
     invalid_until:
       "I couldn't read the time after `until`. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.",
     until_in_past: "That time is already past; give a time in the future.",
+    until_too_far: "That is too far ahead: an automatic resume must fall before the year 10000. Give a nearer time.",
   };
   return `${words[refusal.code]} (${refusal.code})`;
 }

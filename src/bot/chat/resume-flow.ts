@@ -1,5 +1,5 @@
 import { agentScope } from "../../policy/ids";
-import { createChatButtons, findChatButton, newButtonId } from "../../store/chat";
+import { createChatButtons, findChatButton, newButtonId, replaceChatButtonPayload } from "../../store/chat";
 import { recordRefusal } from "../../store/control";
 import { findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
 import type { HandlerContext } from "../context";
@@ -32,8 +32,10 @@ export async function startResume(
   const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
   const tokens = { confirm: newButtonId(), cancel: newButtonId() };
   const card = preflightCard(preflight, credentials, tokens);
-  // The settled card keeps what the resumer saw, so the channel keeps a record of it.
-  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload: { card } };
+  // The settled card keeps what the resumer saw, so the channel keeps a record of it; Confirm is bound to the
+  // control record's version this preflight showed (design.md section 4: a used or outdated card is stale).
+  const payload = { card, controlVersion: preflight.controlVersion, confirmToken: tokens.confirm };
+  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
   await createChatButtons(ctx.store.db, [
     { ...base, id: tokens.confirm, action: "resume.confirm" },
     { ...base, id: tokens.cancel, action: "resume.cancel" },
@@ -47,7 +49,7 @@ export async function finishResume(
   user: KnownUser,
   click: ChatInteraction,
   via: ChatTransport,
-): Promise<InteractionResult | { refusal: ChatRefusal }> {
+): Promise<InteractionResult | { refusal: ChatRefusal; card?: Card }> {
   const button = await findChatButton(ctx.store.db, click.token);
   // Another tenant's button is as unknown as a made-up one.
   if (!button || button.tenantId !== user.tenantId || button.action !== click.action || !button.agentId) {
@@ -68,11 +70,20 @@ export async function finishResume(
       const person = (await userName(ctx.store.db, button.requestedBy)) ?? undefined;
       return { refusal: { code: "cancel_forbidden", person } };
     }
+    // A cancelled card is used: its Confirm, clicked or re-sent later, resumes nothing.
+    const confirmToken = button.payload.confirmToken;
+    const confirm = typeof confirmToken === "string" ? await findChatButton(ctx.store.db, confirmToken) : null;
+    if (confirm) await replaceChatButtonPayload(ctx.store.db, confirm.id, { ...confirm.payload, cancelled: true });
     return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
   }
 
-  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+  // A card from before versions were bound (no controlVersion), or a cancelled one, is as stale as a used one.
+  const bound = typeof button.payload.controlVersion === "number" && button.payload.cancelled !== true;
+  if (!bound) return freshPreflight(ctx, user, agent, via, shown);
+  const shownVersion = button.payload.controlVersion as number;
+  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
+  if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, shown);
   if (result.kind === "resumed") {
     return { note: `${agent.name} resumed.`, card: settledCard(shown, `Resumed by ${user.name} at ${at}.`) };
   }
@@ -81,4 +92,24 @@ export async function finishResume(
     return { note: `${agent.name} is already running.`, card: settledCard(shown, `Already running at ${at}.`) };
   }
   return { refusal: { code: result.kind, agent: agent.name } };
+}
+
+/**
+ * The state changed since the card was shown (or the card was used): nothing is resumed, and the card is
+ * replaced by a fresh preflight, or settled when there is nothing left to resume.
+ */
+async function freshPreflight(
+  ctx: HandlerContext,
+  user: KnownUser,
+  agent: KnownAgent,
+  via: ChatTransport,
+  shown: Card,
+): Promise<{ refusal: ChatRefusal; card?: Card }> {
+  const fresh = await startResume(ctx, user, agent, via);
+  if ("card" in fresh) return { refusal: { code: "stale_card", agent: agent.name }, card: fresh.card };
+  if (fresh.refusal.code !== "not_paused") return { refusal: fresh.refusal };
+  return {
+    refusal: fresh.refusal,
+    card: settledCard(shown, `Out of date at ${when(ctx.now())}: nothing was resumed.`),
+  };
 }

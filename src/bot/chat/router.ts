@@ -1,3 +1,4 @@
+import { findNul } from "../../policy/limits";
 import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
 import { pauseAgent } from "../handlers/pause";
@@ -30,6 +31,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
   const decisions = createWorkQueue({ concurrency: options.decisionConcurrency });
 
   async function command(cmd: ChatCommand, via: ChatTransport): Promise<Reply> {
+    // PostgreSQL cannot store NUL in text; refused here like the API refuses it at validation.
+    if (findNul(cmd)) return refusalReply({ code: "unreadable_text" }, via);
     const caller = await identify(ctx, cmd.actor);
     if (!caller.ok) return refusalReply(caller.refusal, via);
     const user = caller.value;
@@ -61,6 +64,7 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     },
 
     async interaction(click, via) {
+      if (findNul(click)) return { note: refusalText({ code: "unreadable_text" }, via.platform) };
       if (click.action === "run.approve" || click.action === "run.deny") {
         // Queued as a whole, identification included: every database read waits behind pending acks.
         return decisions.run(async () => {
@@ -73,10 +77,13 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
       const outcome = await finishResume(ctx, caller.value, click, via);
-      return "refusal" in outcome ? { note: refusalText(outcome.refusal, via.platform) } : outcome;
+      if (!("refusal" in outcome)) return outcome;
+      const note = refusalText(outcome.refusal, via.platform);
+      return outcome.card ? { note, card: outcome.card } : { note };
     },
 
     async message(message, via) {
+      if (findNul(message)) return refusalReply({ code: "unreadable_text" }, via);
       const caller = await identify(ctx, message.actor);
       if (!caller.ok) return refusalReply(caller.refusal, via);
       const target = await targetAgent(ctx, { user: caller.value, text: message.text });

@@ -60,7 +60,8 @@ const AgentSchema = z
       .refine((list) => new Set(list).size === list.length, "checkpoints must be distinct")
       .optional(),
   })
-  .catchall(z.unknown()); // later features add per-agent settings
+  // Strict like every level: a misspelled field (`principle:`) stops the start instead of being ignored.
+  .strict();
 
 const TenantSchema = z
   .object({
@@ -94,8 +95,11 @@ export function parseDirectory(raw: unknown, baseDir: string, label = "config"):
   const parsed = FileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path.join(".") || "(root)";
-    throw new ConfigError(`${label}: ${field}: ${issue.message}`);
+    // An unknown key is named in full (`tenants.acme.agents.a.principle`), so a typo is found at once.
+    const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+    const field = path.join(".") || "(root)";
+    const message = issue.code === "unrecognized_keys" ? "unknown field (misspelled?)" : issue.message;
+    throw new ConfigError(`${label}: ${field}: ${message}`);
   }
   const tenants = Object.entries(parsed.data.tenants).map(([id, t]) => toTenantSpec(id, t, baseDir, label));
   rejectSharedIdentities(tenants, label);

@@ -4,7 +4,8 @@ import { CRASH_POINTS, type CrashPoint } from "../crash-hook";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default("0.0.0.0"),
+  /** Default 0.0.0.0, but 127.0.0.1 with the example directory: its demo keys must not face a network. */
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z.string().default("file:./data/holdfast.db"),
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
@@ -36,7 +37,11 @@ const EnvSchema = z.object({
     .optional(),
 });
 
-export type HoldfastEnv = z.infer<typeof EnvSchema>;
+export type HoldfastEnv = z.infer<typeof EnvSchema> & { HOST: string };
+
+/** Where the bot listens when HOST is unset: loopback only while it runs on the example's demo keys. */
+export const EXAMPLE_CONFIG_HOST = "127.0.0.1";
+export const DEFAULT_HOST = "0.0.0.0";
 
 export class ConfigError extends Error {
   readonly code = "config_invalid";
@@ -49,5 +54,6 @@ export function parseEnv(env: NodeJS.ProcessEnv): HoldfastEnv {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`environment variable ${String(issue?.path[0])}: ${issue?.message}`);
   }
-  return parsed.data;
+  const host = parsed.data.HOST ?? (parsed.data.HOLDFAST_CONFIG ? DEFAULT_HOST : EXAMPLE_CONFIG_HOST);
+  return { ...parsed.data, HOST: host };
 }

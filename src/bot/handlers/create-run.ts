@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { canonicalJson, packetDigest } from "../../policy/digest";
+import { configuredReviewers } from "../../store/agent-reviewers";
 import type { KnownAgent } from "../../store/directory";
 import { createRun, findFirstPacket, findRun } from "../../store/runs";
-import { findTenantUsers } from "../../store/users";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
 import { type RunView, runView } from "./run-view";
@@ -13,8 +13,8 @@ export interface CreateRunCommand {
   operation: string;
   destination: string;
   packet: unknown;
-  /** User names of the agent's tenant. */
-  reviewers: string[];
+  /** User names among the agent's configured reviewers; absent: all of them. */
+  reviewers?: string[];
   deadline: Date;
   escalateAfterSeconds?: number;
   checkpoint?: string;
@@ -33,9 +33,17 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
   if (!destinationContract(agent, command.destination)) {
     return { kind: "invalid", field: "destination", message: `destination is not declared for agent ${agent.name}` };
   }
-  const reviewers = await findTenantUsers(db, agent.tenantId, command.reviewers);
-  const unknown = command.reviewers.filter((name) => !reviewers.some((u) => u.name === name));
-  if (unknown.length) return { kind: "invalid", field: "reviewers", message: `unknown user(s): ${unknown.join(", ")}` };
+  // Reviewers come from the directory: a run may narrow the configured list, never widen it (design.md 11).
+  const configured = await configuredReviewers(db, agent.id);
+  const names = command.reviewers ?? configured.map((u) => u.name);
+  const outside = names.filter((name) => !configured.some((u) => u.name === name));
+  if (outside.length) {
+    const message = `not a configured reviewer of ${agent.name}: ${outside.join(", ")}`;
+    return { kind: "invalid", field: "reviewers", message };
+  }
+  if (names.length === 0) {
+    return { kind: "invalid", field: "reviewers", message: `agent ${agent.name} has no reviewers configured` };
+  }
   if (command.deadline.getTime() <= ctx.now().getTime()) {
     return { kind: "invalid", field: "deadline", message: "deadline must be in the future" };
   }
@@ -51,7 +59,7 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     checkpoint: command.checkpoint ?? "awaiting-approval",
     deadline: command.deadline,
     escalateAfterSeconds: command.escalateAfterSeconds ?? null,
-    reviewers: command.reviewers.map((name) => reviewers.find((u) => u.name === name)!.id),
+    reviewers: [...new Set(names)].map((name) => configured.find((u) => u.name === name)!.id),
   });
   if (created === "exists") {
     // An agent retrying the same create (say after a timeout) gets the run back; anything else is a conflict.

@@ -17,6 +17,8 @@ export interface PreflightCommand {
 interface PreflightBase {
   control: ControlView;
   resumer: { name: string; role: Role };
+  /** The control record's version this preflight was read at; a chat Confirm resumes only at this version. */
+  controlVersion: number;
   /** The tenant is paused too: resuming the agent alone releases nothing until an admin resumes the tenant. */
   tenantPaused: boolean;
 }
@@ -41,6 +43,7 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   const base: PreflightBase = {
     control: await controlView(db, agent.name, current),
     resumer: { name: user.name, role },
+    controlVersion: current.version,
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,
   };
   if (decision.outcome !== "resumed") return { ...base, kind: decision.outcome };

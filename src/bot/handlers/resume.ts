@@ -1,5 +1,5 @@
 import { agentScope } from "../../policy/ids";
-import type { ResumeActor, ResumeRefusal } from "../../policy/resume";
+import type { ResumeActor } from "../../policy/resume";
 import { effectiveRole } from "../../policy/roles";
 import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
@@ -7,7 +7,7 @@ import { standingOf } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import type { ControlView } from "./control-view";
 import { controlView } from "./control-view";
-import { resumeAsRelease } from "./resume-release";
+import { type ReleasingOutcome, resumeAsRelease } from "./resume-release";
 
 /** A person resuming, or the trusted scheduler acting on a pause's `until`. */
 export type Resumer = { kind: "user"; user: KnownUser } | { kind: "scheduler" };
@@ -15,11 +15,26 @@ export type Resumer = { kind: "user"; user: KnownUser } | { kind: "scheduler" };
 export interface ResumeCommand {
   resumer: Resumer;
   agent: KnownAgent;
+  /** Resume only if the control record is still at this version (a chat Confirm names the preflight it showed). */
+  expectedVersion?: number;
 }
 
-export type ResumeResult = { kind: "resumed" | ResumeRefusal; control: ControlView; releaseId?: string };
+export type ResumeResult<K = Exclude<ReleasingOutcome, "stale">> = {
+  kind: K;
+  control: ControlView;
+  releaseId?: string;
+};
 
-export async function resumeAgent(ctx: HandlerContext, command: ResumeCommand): Promise<ResumeResult> {
+/** Without an expected version a resume is never `stale`. */
+export async function resumeAgent(
+  ctx: HandlerContext,
+  command: ResumeCommand & { expectedVersion?: undefined },
+): Promise<ResumeResult>;
+export async function resumeAgent(ctx: HandlerContext, command: ResumeCommand): Promise<ResumeResult<ReleasingOutcome>>;
+export async function resumeAgent(
+  ctx: HandlerContext,
+  command: ResumeCommand,
+): Promise<ResumeResult<ReleasingOutcome>> {
   const { db } = ctx.store;
   const { resumer, agent } = command;
   const actor: ResumeActor =
@@ -34,6 +49,7 @@ export async function resumeAgent(ctx: HandlerContext, command: ResumeCommand): 
     agentId: agent.id,
     actor,
     actorId,
+    ...(command.expectedVersion !== undefined && { expectedVersion: command.expectedVersion }),
   });
   const control = await readControl(db, scope);
   ctx.log.info({ agent: agent.id, actor: actorId ?? "scheduler", outcome }, "resume");

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
 import { canonicalJson } from "../../policy/digest";
+import { MAX_ESCALATE_AFTER_S } from "../../policy/limits";
 import { findRun } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { createRunForAgent } from "../handlers/create-run";
@@ -21,9 +22,10 @@ const PACKET_ROUTE_BODY_LIMIT = PACKET_LIMIT_BYTES + 16 * 1024;
 const RunId = z.string().regex(/^[A-Za-z0-9_.:-]{1,120}$/, "use 1-120 letters, digits, '.', '_', ':' or '-'");
 const Params = z.object({ id: RunId });
 const Instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
-const Duration = z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
+const Duration = z.union([z.number().int().positive(), z.string().max(40)]).transform((v, ctx) => {
   const ms = typeof v === "number" ? v * 1000 : parseDurationMs(v);
   if (!ms) ctx.addIssue({ code: "custom", message: "a duration such as '30m' or a number of seconds" });
+  else if (ms / 1000 > MAX_ESCALATE_AFTER_S) ctx.addIssue({ code: "custom", message: "at most 366 days" });
   return Math.round((ms ?? 0) / 1000);
 });
 
@@ -34,7 +36,7 @@ const CreateRunBody = z
     operation: z.string().regex(/^[A-Za-z0-9_.-]{1,80}$/, "use 1-80 letters, digits, '.', '_' or '-'"),
     destination: z.url(),
     packet: z.json(),
-    reviewers: z.array(z.string().min(1)).min(1, "at least one reviewer").max(50),
+    reviewers: z.array(z.string().min(1)).min(1, "at least one reviewer").max(50).optional(),
     deadline: Instant,
     escalateAfter: Duration.optional(),
     checkpoint: z.string().min(1).max(200).optional(),

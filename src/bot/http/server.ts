@@ -3,6 +3,7 @@ import type { HandlerContext } from "../context";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEventRoutes } from "./event-routes";
+import { registerJsonBodyRules } from "./json-body";
 import { registerOutboxRoutes } from "./outbox-routes";
 import { registerRunRoutes } from "./run-routes";
 import { registerTriggerRoutes } from "./trigger-routes";
@@ -25,6 +26,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimit ?? 64 * 1024,
   });
 
+  registerJsonBodyRules(app);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.code === "internal") request.log.error({ err: error }, "request failed");

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseContract } from "../../policy/delivery";
+import { MAX_EVERY_MS } from "../../policy/limits";
 import { MISFIRE_POLICIES } from "../../policy/misfire";
 import { isValidCron, isValidTimeZone, parseEvery } from "../../policy/schedule";
 import type { HandlerContext } from "../context";
@@ -34,6 +35,8 @@ const TriggerBody = z
     }
     if (body.every !== undefined && parseEvery(body.every) === null) {
       issues.addIssue({ code: "custom", path: ["every"], message: "a duration such as '15m', or ms >= 50" });
+    } else if (body.every !== undefined && parseEvery(body.every)! > MAX_EVERY_MS) {
+      issues.addIssue({ code: "custom", path: ["every"], message: "at most 366 days" });
     }
     if (body.cron !== undefined && !isValidCron(body.cron, body.tz)) {
       issues.addIssue({ code: "custom", path: ["cron"], message: "not a valid cron pattern" });
