@@ -53,7 +53,7 @@ export async function benchApprovals(): Promise<void> {
     const destination = `${receiver.url}/effects`;
     const spec = loadDirectoryFile("holdfast.example.yaml");
     spec.tenants[0]!.agents[0]!.settings = { destinations: { [destination]: "unique-external-id" } };
-    await syncDirectory(store.db, spec);
+    await syncDirectory(store, spec);
     const log = pino({ level: "silent" });
     const ctx: HandlerContext = { store, log, now: () => new Date(), events: new HoldfastEvents() };
     const agent = (await findAgent(store.db, "acme", "ops-agent"))!;

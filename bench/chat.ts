@@ -90,7 +90,7 @@ export async function benchChat(): Promise<void> {
   const env = { SLACK_BOT_TOKEN: "xoxb-bench", SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl };
   const chat = await startChat({ env, ctx, http });
   try {
-    await syncDirectory(store.db, loadDirectoryFile("holdfast.example.yaml"));
+    await syncDirectory(store, loadDirectoryFile("holdfast.example.yaml"));
     await http.listen({ port: 0, host: "127.0.0.1" });
     const address = http.server.address();
     const base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

@@ -187,7 +187,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   };
   const prefix = prefixOf();
   try {
-    await syncDirectory(store.db, benchDirectory(agents));
+    await syncDirectory(store, benchDirectory(agents));
     const runtime = await startHeld(ctx, {
       redisUrl: options.redisUrl,
       prefix,

@@ -55,7 +55,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
   const cleanups: Array<() => Promise<unknown>> = [() => store.close()];
   try {
     await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
-    await syncDirectory(store.db, directory);
+    await syncDirectory(store, directory);
     log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());

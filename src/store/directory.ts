@@ -1,6 +1,7 @@
 import { agentId, agentScope, tenantScope, userId } from "../policy/ids";
 import type { Standing } from "../policy/roles";
-import type { Db, Tx } from "./client";
+import type { Db, Store, Tx } from "./client";
+import { rows } from "./connection/sql";
 
 /** The directory as the store receives it: names resolved, keys already hashed. */
 export interface DirectorySpec {
@@ -36,10 +37,17 @@ export interface AgentSpec {
  * are no longer listed, and creates a RUNNING control record for each new tenant and agent. Existing
  * control records are never touched, so a restart keeps every pause.
  */
-export async function syncDirectory(db: Db, spec: DirectorySpec): Promise<void> {
-  await db.$transaction(async (tx) => {
-    for (const tenant of spec.tenants) await syncTenant(tx, tenant);
-  });
+export async function syncDirectory(store: Store, spec: DirectorySpec): Promise<void> {
+  await store.db.$transaction(
+    async (tx) => {
+      // Processes starting at once sync one after another instead of tripping over each other's rows.
+      await store.sql.within(tx, function* (d) {
+        if (d.directoryLock) yield* rows(d.directoryLock);
+      });
+      for (const tenant of spec.tenants) await syncTenant(tx, tenant);
+    },
+    { maxWait: 60_000, timeout: 60_000 },
+  );
 }
 
 async function syncTenant(tx: Tx, tenant: TenantSpec): Promise<void> {

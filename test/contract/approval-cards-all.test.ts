@@ -219,7 +219,7 @@ describe("approval cards on all three platforms at once", () => {
     const { settings, reviewers } = agent;
     agent.settings = { ...settings, reviewChannel: { slack: "C0REVIEW", discord: "1100000000000000300" } };
     agent.reviewers = ["rita", "sam"]; // a run may only name reviewers the directory lists
-    await syncDirectory(h.ctx.store.db, spec);
+    await syncDirectory(h.ctx.store, spec);
     try {
       const run = await createRunWithCards(h, "all-channels", { reviewers: ["rita", "sam"] });
       const where = (await cardRows(h, run.id)).map((c) => `${c.platform}:${c.channelId}`).sort();
@@ -228,7 +228,7 @@ describe("approval cards on all three platforms at once", () => {
     } finally {
       agent.settings = settings;
       agent.reviewers = reviewers;
-      await syncDirectory(h.ctx.store.db, spec);
+      await syncDirectory(h.ctx.store, spec);
     }
   });
 

@@ -71,7 +71,7 @@ export async function startDoors(provider: Provider): Promise<Doors> {
     fs.readFileSync(EXAMPLE_CONFIG, "utf8").replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`),
   );
   const db = await createTestDatabase(provider);
-  await syncDirectory(db.store.db, loadDirectoryFile(configFile));
+  await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
   const logs: string[] = [];
   const log = createLogger("debug", { write: (line: string) => void logs.push(line) });

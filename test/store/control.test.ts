@@ -25,7 +25,7 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
   it("syncs the directory idempotently and never resets a pause", async () => {
     const { agent, user } = await actors();
     await pauseAgent(h.ctx, { user: await user("alice"), agent, reason: "vacation", until: null });
-    await syncDirectory(h.ctx.store.db, loadDirectoryFile(EXAMPLE_CONFIG));
+    await syncDirectory(h.ctx.store, loadDirectoryFile(EXAMPLE_CONFIG));
     const control = await readControl(h.ctx.store.db, agentScope(agent.id));
     expect(control).toMatchObject({ state: "PAUSED", holdLevel: "principal", reason: "vacation", setBy: "acme:alice" });
     expect(await h.ctx.store.db.agentRole.count({ where: { agentId: agent.id } })).toBe(3);

@@ -10,7 +10,7 @@ export async function declareDestinations(h: Harness, destinations: Record<strin
   const spec = loadDirectoryFile(EXAMPLE_CONFIG);
   const agent = spec.tenants.find((t) => t.id === "acme")!.agents.find((a) => a.name === "ops-agent")!;
   agent.settings = { ...agent.settings, destinations };
-  await syncDirectory(h.ctx.store.db, spec);
+  await syncDirectory(h.ctx.store, spec);
 }
 
 /** A request as the agent (its agent key), through the full HTTP stack. */

@@ -42,7 +42,7 @@ export async function startChatHarness(env: Record<string, string>): Promise<Cha
   const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
   fs.writeFileSync(configFile, example.replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`));
   const db = await createTestDatabase("sqlite");
-  await syncDirectory(db.store.db, loadDirectoryFile(configFile));
+  await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
   const ctx: HandlerContext = {
     store: db.store,

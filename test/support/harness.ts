@@ -39,7 +39,7 @@ export interface Harness {
 
 export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
   const db = await createTestDatabase(provider);
-  await syncDirectory(db.store.db, loadDirectoryFile(EXAMPLE_CONFIG));
+  await syncDirectory(db.store, loadDirectoryFile(EXAMPLE_CONFIG));
   const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now, events: new HoldfastEvents() };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   await http.ready();

@@ -41,6 +41,8 @@ export interface Dialect {
    * advisory lock, so two claims never decide on the same snapshot.
    */
   readonly laneLock: string | null;
+  /** The same for the directory sync at start, which several processes starting at once all run. */
+  readonly directoryLock: string | null;
   /**
    * Appended to a read of control records whose verdict the same transaction acts on at once (a tick batch
    * that dispatches what it plans): a pause's write then waits for this transaction, so the pause's drain
@@ -55,6 +57,7 @@ export const SQLITE: Dialect = {
   time: "?",
   list: "(SELECT value FROM json_each(?))",
   laneLock: null,
+  directoryLock: null,
   forShare: "",
 };
 
@@ -63,6 +66,7 @@ export const POSTGRES: Dialect = {
   time: "(?::timestamptz AT TIME ZONE 'UTC')",
   list: "(SELECT jsonb_array_elements_text(?::jsonb))",
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
+  directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
   forShare: "FOR SHARE",
 };
 
