@@ -191,7 +191,7 @@ async function recordPrisma(store: Store, ticks: Tick[], now: Date): Promise<Pla
 }
 
 /** The columns of `TriggerRow`: the batch reads nothing else. */
-const TRIGGERS_IN = `SELECT "id", "tenantId", "agentId", "key", "everyMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
+const TRIGGERS_IN = `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
   FROM "Trigger" WHERE "id" IN (SELECT value FROM json_each(?))`;
 const INSERT_OCCURRENCE = `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO NOTHING`;
