@@ -38,7 +38,7 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   const role = effectiveRole(await standingOf(db, user, agent));
   const decision = decideResume(current, { kind: "user", actorId: user.id, role });
   const base: PreflightBase = {
-    control: await controlView(db, agent.name, current),
+    control: await controlView(db, agent, current, tenant),
     resumer: { name: user.name, role },
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,
   };

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { RUNNING_CONTROL } from "../../policy/control";
 import { readControl } from "../../store/control";
-import { agentScope } from "../../store/directory";
+import { agentScope, tenantScope } from "../../store/directory";
 import type { HandlerContext } from "../context";
-import { controlView } from "../handlers/control-view";
+import { controlView, tenantView } from "../handlers/control-view";
 import { pauseAgent } from "../handlers/pause";
 import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
@@ -35,7 +36,14 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
   app.get("/v1/agents/:agent/control", async (request) => {
     const user = await authenticateUser(db, request);
     const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    return controlView(db, agent.name, (await readControl(db, agentScope(agent.id)))!);
+    return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
+  });
+
+  app.get("/v1/tenant", async (request) => {
+    const user = await authenticateUser(db, request);
+    const scope = tenantScope(user.tenantId);
+    const control = (await readControl(db, scope)) ?? { ...RUNNING_CONTROL, scope, version: 0 };
+    return tenantView(db, user.tenantId, control);
   });
 
   app.post("/v1/agents/:agent/pause", async (request) => {
@@ -73,7 +81,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
     const body = parseBody(pauseBodySchema(ctx.now), request.body);
     const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
     if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
-    return tenantView(user.tenantId, result);
+    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
   });
 
   app.post("/v1/tenant/resume", async (request) => {
@@ -82,13 +90,8 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
     const result = await resumeTenant(ctx, user);
     if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
     if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
-    return tenantView(user.tenantId, result);
+    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
   });
-}
-
-function tenantView(tenant: string, result: Awaited<ReturnType<typeof pauseTenant>>) {
-  const { state, holdLevel, reason, setAt, until } = result.control;
-  return { tenant, state, holdLevel, reason, setAt, until, outcome: result.kind };
 }
 
 function refusalMessage(kind: "creator_hold" | "forbidden" | "not_paused"): string {
