@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { RUNNING_CONTROL } from "../../policy/control";
+import { parseUntil } from "../../policy/until";
 import { readControl } from "../../store/control";
 import { agentScope, tenantScope } from "../../store/directory";
 import type { HandlerContext } from "../context";
@@ -19,9 +20,15 @@ export function pauseBodySchema(now: () => Date) {
   return z
     .object({
       reason: z.string().trim().min(1, "a reason is required").max(500),
-      until: z.iso
-        .datetime({ offset: true })
-        .transform((s) => new Date(s))
+      // The same forms as chat's `/pause ... until` (policy/until.ts), e.g. "2h" or an ISO 8601 time.
+      until: z
+        .string()
+        .max(100)
+        .transform((text, ctx) => {
+          const at = parseUntil(text, now());
+          if (!at) ctx.addIssue({ code: "custom", message: "a duration such as '2h' or an ISO 8601 date or time" });
+          return at ?? new Date(0);
+        })
         .refine((d) => d.getTime() > now().getTime(), "until must be in the future")
         .optional(),
     })
