@@ -33,6 +33,11 @@ export async function findChatButton(db: Db, id: string): Promise<StoredButton |
   return row ? { ...row, payload: JSON.parse(row.payload) as Record<string, unknown> } : null;
 }
 
+/** Replaces a button's payload (a settled resume card keeps what its Confirm did, for a repeated click). */
+export async function updateChatButtonPayload(db: Db, id: string, payload: Record<string, unknown>): Promise<void> {
+  await db.chatButton.updateMany({ where: { id }, data: { payload: JSON.stringify(payload) } });
+}
+
 /** Remembers that an agent was spoken to in this channel, so its replies may go there. */
 export async function rememberChatChannel(db: Db, agentId: string, platform: string, channelId: string, at: Date) {
   await db.chatChannel.upsert({

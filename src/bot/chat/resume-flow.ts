@@ -6,8 +6,9 @@ import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
 import type { ChatRefusal } from "./refusals";
 import { preflightCard, settledCard } from "./resume-card";
+import { alreadyRunningFooter, heldBeforeResume, resumedFooter } from "./resume-outcome";
 import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
-import { when } from "./words";
+import { tenantHoldNote, when } from "./words";
 
 /** Step one of a chat resume: a preflight card with Confirm/Cancel, or the reason this user cannot resume. */
 export async function startResume(
@@ -70,14 +71,18 @@ export async function finishResume(
     return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
   }
 
+  const held = await heldBeforeResume(ctx, agent);
   const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
   if (result.kind === "resumed") {
-    return { note: `${agent.name} resumed.`, card: settledCard(shown, `Resumed by ${user.name} at ${at}.`) };
+    const footer = await resumedFooter(ctx, button, user, held);
+    return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(shown, footer) };
   }
   if (result.kind === "not_paused") {
-    // A second Confirm (or a resume from elsewhere) finds it running: the card says so, nothing fires twice.
-    return { note: `${agent.name} is already running.`, card: settledCard(shown, `Already running at ${at}.`) };
+    // A second Confirm (or a resume from elsewhere) finds it running: nothing fires twice, and the card
+    // keeps who resumed it.
+    const footer = await alreadyRunningFooter(ctx, button, agent);
+    return { note: `${agent.name} is already running.`, card: settledCard(shown, footer) };
   }
   return { refusal: { code: result.kind, agent: agent.name } };
 }

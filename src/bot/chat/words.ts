@@ -1,3 +1,4 @@
+import type { ReleaseForecast } from "../../policy/misfire";
 import type { HeldCounts } from "../../store/held-work";
 import type { WaitingRun } from "../../store/runs";
 import type { ControlView } from "../handlers/control-view";
@@ -65,6 +66,16 @@ function stateLines(status: AgentStatus): string[] {
   if (c.state === "RUNNING") return [`${c.agent} is RUNNING.`];
   return [`${c.agent} is ${c.state}: ${own}`, ...ownUntil];
 }
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a resume will do with the held trigger occurrences, by their misfire policies. */
+export const forecastLine = (f: ReleaseForecast): string =>
+  `On resume: will send ${f.send} (${plural(f.coalesced, "coalesced delivery", "coalesced deliveries")}), skip ${f.skip}`;
+
+/** Everything a release let go, by kind (the card after Confirm and the release log say the same). */
+export const releasedWords = (c: { occurrences: number; events: number; actions: number }): string =>
+  `${plural(c.occurrences, "trigger occurrence", "trigger occurrences")}, ${plural(c.events, "inbound event", "inbound events")}, ${plural(c.actions, "outbound action", "outbound actions")}`;
 
 export function statusText(status: AgentStatus): string {
   const lines = [...stateLines(status), ...heldLines(status.held)];

@@ -1,3 +1,4 @@
+import { forecastRelease, type ReleaseForecast } from "../../policy/misfire";
 import type { ResumeRefusal } from "../../policy/resume";
 import { decideResume } from "../../policy/resume";
 import { effectiveRole, type Role } from "../../policy/roles";
@@ -5,6 +6,7 @@ import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import { agentScope, standingOf, tenantScope } from "../../store/directory";
 import { countHeldWork, type HeldCounts } from "../../store/held-work";
+import { heldByPolicy } from "../../store/release-counts";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView } from "./control-view";
 
@@ -20,9 +22,12 @@ interface PreflightBase {
   tenantPaused: boolean;
 }
 
-/** ready: this user may resume now, and `held` is what a resume would release. */
+/**
+ * ready: this user may resume now, `held` is what a resume would release, and `forecast` what the triggers'
+ * misfire policies make of the held occurrences (deliveries sent, coalesced among them, occurrences skipped).
+ */
 export type PreflightResult =
-  | (PreflightBase & { kind: "ready"; held: HeldCounts })
+  | (PreflightBase & { kind: "ready"; held: HeldCounts; forecast: ReleaseForecast })
   | (PreflightBase & { kind: ResumeRefusal });
 
 /**
@@ -43,5 +48,6 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,
   };
   if (decision.outcome !== "resumed") return { ...base, kind: decision.outcome };
-  return { ...base, kind: "ready", held: await countHeldWork(db, agent.id) };
+  const [held, byPolicy] = await Promise.all([countHeldWork(db, agent.id), heldByPolicy(db, agent.id)]);
+  return { ...base, kind: "ready", held, forecast: forecastRelease(byPolicy) };
 }

@@ -75,7 +75,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
         requestedBy: { user: resumer.name, role: resumer.role },
         control,
         tenantPaused,
-        ...(kind === "ready" ? { held: preflight.held } : {}),
+        ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
       };
     }
     const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../../store/client";
 import { pumpEvents } from "../../store/inbox-pump";
+import { releaseCounts } from "../../store/release-counts";
 import { ReleaseRaceError, releaseNextBatch } from "../../store/releases";
 
 export interface ReleaseDeps {
@@ -35,7 +36,9 @@ export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<
       for (const agentId of outcome.eventAgents) {
         if (await pumpEvents(deps.store.db, agentId, deps.now())) deps.planned();
       }
-      deps.log.info({ releaseId, ...totals, stillPaused: gated.size }, "release finished");
+      // Every kind it let go, not only the trigger occurrences of this run's own batches.
+      const counts = await releaseCounts(deps.store.db, releaseId).catch(() => null);
+      deps.log.info({ releaseId, ...totals, ...counts, stillPaused: gated.size }, "release finished");
       return totals;
     }
     for (const agentId of outcome.gated) gated.add(agentId);
