@@ -105,3 +105,12 @@ export function nextDueAfter(cadence: Cadence, now: Date): Date {
     return new Date(slotAtOrBefore(cadence.everyMs, cadence.offsetMs ?? 0, now.getTime()) + cadence.everyMs);
   return CronExpressionParser.parse(cadence.pattern, { tz: cadence.tz, currentDate: now }).next().toDate();
 }
+
+/**
+ * Due times more than `graceMs` old that no tick recorded: while Redis is down or being rebuilt nothing
+ * ticks, and the rebuild's catch-up will record exactly these (`dueTimesBetween` from the last recorded
+ * one). The grace leaves out the slot a tick is recording right now.
+ */
+export function overdueDueTimes(cadence: Cadence, lastRecorded: Date, now: Date, graceMs = 1_000): Date[] {
+  return dueTimesBetween(cadence, lastRecorded, new Date(now.getTime() - graceMs));
+}

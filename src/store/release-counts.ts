@@ -2,7 +2,10 @@ import type { MisfirePolicy } from "../policy/misfire";
 import type { Db } from "./client";
 
 /** Held occurrences per trigger with that trigger's misfire policy (what a release will do with them). */
-export async function heldByPolicy(db: Db, agentId: string): Promise<Array<{ misfire: MisfirePolicy; held: number }>> {
+export async function heldByPolicy(
+  db: Db,
+  agentId: string,
+): Promise<Array<{ triggerId: string; misfire: MisfirePolicy; held: number }>> {
   const rows = await db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: true });
   if (rows.length === 0) return [];
   const triggers = await db.trigger.findMany({
@@ -11,7 +14,7 @@ export async function heldByPolicy(db: Db, agentId: string): Promise<Array<{ mis
   });
   const policy = new Map(triggers.map((t) => [t.id, t.misfire as MisfirePolicy]));
   // A trigger deleted meanwhile has its held rows SKIPPED by the release.
-  return rows.map((r) => ({ misfire: policy.get(r.triggerId) ?? "skip", held: r._count }));
+  return rows.map((r) => ({ triggerId: r.triggerId, misfire: policy.get(r.triggerId) ?? "skip", held: r._count }));
 }
 
 /** Everything a release let go, by kind (the log line and the release's own counts of occurrences). */
