@@ -36,7 +36,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
       expect(dueAt % every).toBe(0);
       expect(dueAt).toBeGreaterThan(registeredAt);
       expect(at).toBeGreaterThanOrEqual(dueAt);
-      expect(at - dueAt).toBeLessThan(every);
+      expect(at - dueAt).toBeLessThan(5_000); // late only by the load of the machine, never early
     }
     const listed = (await h.call("GET", "/v1/agents/ops-agent/triggers", "alice")).json.triggers[0];
     const now = Date.now();
