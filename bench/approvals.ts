@@ -7,7 +7,7 @@ import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
 import { createRunForAgent } from "../src/bot/handlers/create-run";
 import { decideRun } from "../src/bot/handlers/decide-run";
-import type { RunView } from "../src/bot/handlers/run-view";
+import type { ApprovalRunView as RunView } from "../src/bot/handlers/run-view";
 import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
 import { openStore } from "../src/store/client";
 import { findAgent, findUserByKeyHash, syncDirectory } from "../src/store/directory";

@@ -47,6 +47,27 @@ describe("decide", () => {
   });
 });
 
+describe("answers that say what happened", () => {
+  it("answers expired to a decision on an expired run, whatever version it names", () => {
+    const expired = { ...run, state: "expired", version: 4 };
+    expect(decide(expired, approve, rita, deadline, null)).toEqual({ result: "expired" });
+    expect(decide(expired, { ...approve, version: 4 }, rita, deadline, null)).toEqual({ result: "expired" });
+  });
+
+  it("says why a decision is stale, with the run's current version", () => {
+    expect(decide(run, { ...approve, version: 2 }, rita, before, null)).toEqual({
+      result: "stale",
+      reason: "version",
+      currentVersion: 3,
+    });
+    expect(decide(run, { ...approve, digest: "sha256:old" }, rita, before, null)).toEqual({
+      result: "stale",
+      reason: "digest",
+      currentVersion: 3,
+    });
+  });
+});
+
 describe("expire", () => {
   it("expires a waiting run at its deadline, and nothing else", () => {
     expect(expire(run, deadline)).toEqual({ result: "expired", next: { state: "expired", version: 4 } });

@@ -6,7 +6,7 @@ export type RunState = "waiting" | "approved" | "denied" | "expired";
 
 export type DecisionAction = "approve" | "deny";
 
-/** Every answer a decision can get. `expired` is the trusted scheduler's result only. */
+/** Every answer a decision can get. `expired`: the run expired (the trusted scheduler's expiry) before it. */
 export type DecisionResult =
   | "approved"
   | "denied"
@@ -47,11 +47,14 @@ export interface RecordedEvent {
 }
 
 export type RejectReason = "not_reviewer" | "other_tenant" | "deadline_passed";
+/** Why a decision no longer matches the run: it names another version, or this version with another digest. */
+export type StaleReason = "version" | "digest";
 
 export type Decision =
   | { result: "approved" | "denied"; next: { state: RunState; version: number } }
   | { result: "duplicate"; recorded: DecisionResult }
-  | { result: "conflict" | "stale" | "invalid_state" }
+  | { result: "conflict" | "invalid_state" | "expired" }
+  | { result: "stale"; reason: StaleReason; currentVersion: number }
   | { result: "rejected"; reason: RejectReason };
 
 /** Same id and same fingerprint is a transport retry; same id and another fingerprint is a conflict. */
@@ -63,7 +66,9 @@ export function decisionFingerprint(event: DecisionEvent, actorId: string): stri
 /**
  * The decision rules of design.md section 5, in their order: replay, version and digest, waiting state,
  * assigned reviewer of this tenant, deadline by the service clock (`now`; at or after the deadline is too
- * late). Only `approved` and `denied` change the run: to that state, at version + 1.
+ * late). Only `approved` and `denied` change the run: to that state, at version + 1. A run that expired
+ * answers `expired` to any new decision (its expiry moved the version on, which would otherwise read as
+ * `stale` and hide what happened).
  */
 export function decide(
   run: RunFacts,
@@ -77,7 +82,9 @@ export function decide(
       ? { result: "duplicate", recorded: recorded.result }
       : { result: "conflict" };
   }
-  if (event.version !== run.version || event.digest !== run.digest) return { result: "stale" };
+  if (run.state === "expired") return { result: "expired" };
+  if (event.version !== run.version) return { result: "stale", reason: "version", currentVersion: run.version };
+  if (event.digest !== run.digest) return { result: "stale", reason: "digest", currentVersion: run.version };
   if (run.state !== "waiting") return { result: "invalid_state" };
   if (actor.tenantId !== run.tenantId) return { result: "rejected", reason: "other_tenant" };
   if (!run.reviewers.includes(actor.id)) return { result: "rejected", reason: "not_reviewer" };

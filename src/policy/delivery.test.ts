@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  afterFailedAttempt,
   afterUncertainOutcome,
   classifyResponse,
   DEFAULT_RETRY_POLICY,
+  outcomeClass,
   parseContract,
   parseDurationMs,
   retryDelayMs,
@@ -59,5 +61,50 @@ describe("retries", () => {
     expect(parseDurationMs("15m")).toBe(900_000);
     expect(parseDurationMs("250")).toBe(250);
     expect(parseDurationMs("soon")).toBeNull();
+  });
+});
+
+describe("delivery outcomes in three classes", () => {
+  const policy = { maxAttempts: 3, baseDelayMs: 1_000, maxDelayMs: 60_000 };
+  const now = new Date("2026-12-01T09:00:00Z");
+  const fresh = (attempts: number) => ({ attempts, earlierUncertain: false });
+
+  it("retries a request that was never sent as PLANNED with backoff, whatever the contract", () => {
+    const refused = { kind: "not_sent" as const, error: "ECONNREFUSED" };
+    expect(outcomeClass(refused)).toBe("not_sent");
+    expect(afterFailedAttempt(refused, fresh(1), now, policy)).toEqual({
+      step: "retry",
+      state: "PLANNED",
+      at: new Date(now.getTime() + 1_000),
+    });
+    expect(afterFailedAttempt(refused, fresh(2), now, policy)).toMatchObject({ at: new Date(now.getTime() + 2_000) });
+    expect(afterFailedAttempt(refused, fresh(3), now, policy)).toEqual({ step: "settle", state: "FAILED" });
+    const invalid = { kind: "not_sent" as const, error: "invalid destination URL", permanent: true };
+    expect(afterFailedAttempt(invalid, fresh(1), now, policy)).toEqual({ step: "settle", state: "FAILED" });
+  });
+
+  it("leaves a sent request without an answer to the contract rule (DISPATCHED), and to review at the end", () => {
+    const silent = { kind: "uncertain" as const, error: "no answer within 10000 ms" };
+    expect(outcomeClass(silent)).toBe("no_answer");
+    expect(afterFailedAttempt(silent, fresh(1), now, policy)).toMatchObject({ step: "retry", state: "DISPATCHED" });
+    expect(afterFailedAttempt(silent, fresh(3), now, policy)).toEqual({ step: "settle", state: "NEEDS_REVIEW" });
+  });
+
+  it("reads an answer by its status, and keeps the doubt an earlier unanswered attempt left", () => {
+    expect(outcomeClass(classifyResponse(503))).toBe("answered");
+    expect(afterFailedAttempt({ kind: "retryable", status: 503 }, fresh(1), now, policy)).toMatchObject({
+      state: "PLANNED",
+    });
+    expect(afterFailedAttempt({ kind: "rejected", status: 400 }, fresh(1), now, policy)).toEqual({
+      step: "settle",
+      state: "FAILED",
+    });
+    const doubted = { attempts: 2, earlierUncertain: true };
+    const refused = { kind: "not_sent" as const, error: "ECONNREFUSED" };
+    expect(afterFailedAttempt(refused, doubted, now, policy)).toMatchObject({ step: "retry", state: "DISPATCHED" });
+    expect(afterFailedAttempt(refused, { ...doubted, attempts: 3 }, now, policy)).toEqual({
+      step: "settle",
+      state: "NEEDS_REVIEW",
+    });
   });
 });

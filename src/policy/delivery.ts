@@ -78,16 +78,71 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, jitter = 0): 
   return Math.min(policy.maxDelayMs, Math.round(exponential * (1 + jitter / 2)));
 }
 
-/** What a delivery attempt's response means for the item. */
+/**
+ * What one delivery attempt came to, in three classes (README "Delivery outcomes"):
+ * - not sent: the request never left (refused connection, DNS or TLS failure, not fully written), so
+ *   another try is safe whatever the contract; `permanent` when it never can leave (an unparsable URL);
+ * - sent, no answer (`uncertain`): the destination may have applied it, so the contract decides;
+ * - answered: the status decides (`acknowledged`, `retryable` for 408, 429 and 5xx, `rejected`).
+ */
 export type AttemptOutcome =
   | { kind: "acknowledged"; status: number }
   | { kind: "retryable"; status?: number; error?: string }
   | { kind: "rejected"; status: number }
+  | { kind: "not_sent"; error: string; permanent?: boolean }
   | { kind: "uncertain"; error: string };
+
+export type OutcomeClass = "not_sent" | "no_answer" | "answered";
+
+export function outcomeClass(outcome: AttemptOutcome): OutcomeClass {
+  if (outcome.kind === "not_sent") return "not_sent";
+  if (outcome.kind === "uncertain") return "no_answer";
+  return "answered";
+}
+
+/** What an attempt's record says happened: the status it was answered with, or the error. */
+export function outcomeDetail(outcome: AttemptOutcome): string {
+  if ("error" in outcome && outcome.error) return outcome.error;
+  return "status" in outcome && outcome.status !== undefined ? `HTTP ${outcome.status}` : "no detail";
+}
 
 /** 2xx acknowledges; 408, 429 and 5xx are worth another try with the same key; other 4xx are final. */
 export function classifyResponse(status: number): AttemptOutcome {
   if (status >= 200 && status < 300) return { kind: "acknowledged", status };
   if (status === 408 || status === 429 || status >= 500) return { kind: "retryable", status };
   return { kind: "rejected", status };
+}
+
+/** What the item becomes after an attempt that was not acknowledged. */
+export type AfterAttempt =
+  /** Try again at `at`: PLANNED when no attempt so far may have landed, DISPATCHED when one may have. */
+  { step: "retry"; state: "PLANNED" | "DISPATCHED"; at: Date } | { step: "settle"; state: "FAILED" | "NEEDS_REVIEW" };
+
+export interface AttemptHistory {
+  /** Attempts made, this one included. */
+  attempts: number;
+  /** An earlier attempt of this item went out and was never answered: its effect may exist. */
+  earlierUncertain: boolean;
+}
+
+/**
+ * The rule for an attempt that was not acknowledged. A not-sent or error-answered attempt adds no doubt
+ * of its own, so the item keeps whatever doubt earlier attempts left (an item with none is planned again;
+ * one with an unanswered attempt behind it stays DISPATCHED, so the contract rule still runs before the
+ * next send). An unanswered attempt is retried only through the contract rule (`afterUncertainOutcome`).
+ * Once the budget is spent, an item that may have landed needs review and any other has failed.
+ */
+export function afterFailedAttempt(
+  outcome: Exclude<AttemptOutcome, { kind: "acknowledged" }>,
+  history: AttemptHistory,
+  at: Date,
+  policy: RetryPolicy,
+  jitter = 0,
+): AfterAttempt {
+  const doubt = outcome.kind === "uncertain" || history.earlierUncertain;
+  const final = outcome.kind === "rejected" || (outcome.kind === "not_sent" && outcome.permanent === true);
+  if (final || history.attempts >= policy.maxAttempts)
+    return { step: "settle", state: doubt && outcome.kind !== "rejected" ? "NEEDS_REVIEW" : "FAILED" };
+  const next = new Date(at.getTime() + retryDelayMs(history.attempts, policy, jitter));
+  return { step: "retry", state: doubt ? "DISPATCHED" : "PLANNED", at: next };
 }

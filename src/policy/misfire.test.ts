@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { occurrenceKey } from "./ids";
-import { planMisfire } from "./misfire";
+import { forecastRelease, planMisfire } from "./misfire";
 
 const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 9, 0, s));
 const held = [2, 0, 1].map((s) => ({ id: occurrenceKey("acme:ops", "brief", at(s)), dueAt: at(s) }));
@@ -41,5 +41,29 @@ describe("planMisfire", () => {
 
   it("plans nothing for nothing held", () => {
     expect(planMisfire("coalesce", [], context)).toEqual({ deliveries: [], skipped: [] });
+  });
+});
+
+describe("the release forecast", () => {
+  it("counts what the misfire policies will send and skip, as planMisfire does", () => {
+    const triggers = [
+      { misfire: "coalesce" as const, held: 10 },
+      { misfire: "coalesce" as const, held: 0 },
+      { misfire: "all" as const, held: 3 },
+      { misfire: "skip" as const, held: 4 },
+    ];
+    expect(forecastRelease(triggers)).toEqual({ send: 4, coalesced: 1, skip: 4 });
+    const context = {
+      agent: "a",
+      trigger: "t",
+      releaseId: "r",
+      payload: null,
+      heldSince: null,
+      releasedAt: new Date(0),
+    };
+    const heldOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `o${i}`, dueAt: new Date(i * 1000) }));
+    const planned = triggers.map((t) => planMisfire(t.misfire, heldOf(t.held), context));
+    expect(planned.reduce((sum, p) => sum + p.deliveries.length, 0)).toBe(4);
+    expect(planned.reduce((sum, p) => sum + p.skipped.length, 0)).toBe(4);
   });
 });

@@ -73,3 +73,28 @@ export function planMisfire(policy: MisfirePolicy, held: HeldOccurrence[], conte
     skipped: [],
   };
 }
+
+/** What a release will do with held occurrences: deliveries it sends (coalesced ones among them), rows it skips. */
+export interface ReleaseForecast {
+  /** Deliveries the release plans for trigger occurrences. */
+  send: number;
+  /** Of those, coalesced deliveries (one per trigger, carrying all of its held due times). */
+  coalesced: number;
+  /** Occurrences recorded SKIPPED, sent to nobody. */
+  skip: number;
+}
+
+/** The counts `planMisfire` will come to, from each trigger's policy and number of held occurrences. */
+export function forecastRelease(triggers: Array<{ misfire: MisfirePolicy; held: number }>): ReleaseForecast {
+  const out: ReleaseForecast = { send: 0, coalesced: 0, skip: 0 };
+  for (const { misfire, held } of triggers) {
+    if (held === 0) continue;
+    if (misfire === "skip") out.skip += held;
+    else if (misfire === "all") out.send += held;
+    else {
+      out.send += 1;
+      out.coalesced += 1;
+    }
+  }
+  return out;
+}

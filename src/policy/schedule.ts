@@ -1,8 +1,14 @@
 import { CronExpressionParser } from "cron-parser";
 import { parseDurationMs } from "./delivery";
 
-/** A trigger's cadence: a fixed interval aligned to the epoch (as BullMQ aligns `every`), or a cron pattern. */
-export type Cadence = { kind: "every"; everyMs: number } | { kind: "cron"; pattern: string; tz?: string };
+/**
+ * A trigger's cadence: a fixed interval, or a cron pattern. An `every` trigger's slots are
+ * `offsetMs + k * everyMs` from the Unix epoch: the anchor is the epoch unless the caller gave an `anchor`
+ * timestamp, whose remainder modulo the interval is `offsetMs` (0 <= offsetMs < everyMs).
+ */
+export type Cadence =
+  | { kind: "every"; everyMs: number; offsetMs?: number }
+  | { kind: "cron"; pattern: string; tz?: string };
 
 export const MIN_EVERY_MS = 50;
 
@@ -10,6 +16,17 @@ export const MIN_EVERY_MS = 50;
 export function parseEvery(value: string | number): number | null {
   const ms = typeof value === "number" ? value : parseDurationMs(value);
   return ms !== null && Number.isInteger(ms) && ms >= MIN_EVERY_MS ? ms : null;
+}
+
+/** The offset of an anchor's slots within the interval: the same slots for every anchor `k * everyMs` apart. */
+export function anchorOffset(everyMs: number, anchor: Date | null): number {
+  if (!anchor) return 0;
+  return ((anchor.getTime() % everyMs) + everyMs) % everyMs;
+}
+
+/** The latest `every` slot at or before `millis`. */
+function slotAtOrBefore(everyMs: number, offsetMs: number, millis: number): number {
+  return Math.floor((millis - offsetMs) / everyMs) * everyMs + offsetMs;
 }
 
 export function isValidCron(pattern: string, tz?: string): boolean {
@@ -40,8 +57,9 @@ export function dueTimesBetween(cadence: Cadence, after: Date, upTo: Date, limit
   if (upTo.getTime() <= after.getTime()) return out;
   if (cadence.kind === "every") {
     const step = cadence.everyMs;
-    const last = Math.floor(upTo.getTime() / step) * step;
-    const first = Math.max(Math.floor(after.getTime() / step) * step + step, last - (limit - 1) * step);
+    const offset = cadence.offsetMs ?? 0;
+    const last = slotAtOrBefore(step, offset, upTo.getTime());
+    const first = Math.max(slotAtOrBefore(step, offset, after.getTime()) + step, last - (limit - 1) * step);
     for (let t = first; t <= last; t += step) out.push(new Date(t));
     return out;
   }
@@ -56,13 +74,13 @@ export function dueTimesBetween(cadence: Cadence, after: Date, upTo: Date, limit
 }
 
 /**
- * The slot a scheduler tick stands for. BullMQ's `every` slots are offset from the epoch by the time of
- * registration; the occurrence key uses the nearest epoch-aligned slot, so a tick and a recomputation
- * after downtime name the same occurrence. Cron slots are whole seconds.
+ * The slot a scheduler tick stands for: the latest slot at or before the time it fired (BullMQ fires at
+ * the slots themselves, see queue/held/schedules.ts), so a due time is never later than its send and a
+ * tick and a recomputation after downtime name the same occurrence. Cron slots are whole seconds.
  */
 export function slotFor(cadence: Cadence, millis: number): Date {
   if (cadence.kind === "cron") return new Date(Math.floor(millis / 1000) * 1000);
-  return new Date(Math.round(millis / cadence.everyMs) * cadence.everyMs);
+  return new Date(slotAtOrBefore(cadence.everyMs, cadence.offsetMs ?? 0, millis));
 }
 
 /** Slots a late tick may fill as ordinary ticks; a longer gap is an outage and follows the misfire policy. */
@@ -83,6 +101,16 @@ export function tickDueTimes(
 
 /** The first due time after `now` (what the API shows as a trigger's next run). */
 export function nextDueAfter(cadence: Cadence, now: Date): Date {
-  if (cadence.kind === "every") return new Date((Math.floor(now.getTime() / cadence.everyMs) + 1) * cadence.everyMs);
+  if (cadence.kind === "every")
+    return new Date(slotAtOrBefore(cadence.everyMs, cadence.offsetMs ?? 0, now.getTime()) + cadence.everyMs);
   return CronExpressionParser.parse(cadence.pattern, { tz: cadence.tz, currentDate: now }).next().toDate();
+}
+
+/**
+ * Due times more than `graceMs` old that no tick recorded: while Redis is down or being rebuilt nothing
+ * ticks, and the rebuild's catch-up will record exactly these (`dueTimesBetween` from the last recorded
+ * one). The grace leaves out the slot a tick is recording right now.
+ */
+export function overdueDueTimes(cadence: Cadence, lastRecorded: Date, now: Date, graceMs = 1_000): Date[] {
+  return dueTimesBetween(cadence, lastRecorded, new Date(now.getTime() - graceMs));
 }

@@ -1,6 +1,7 @@
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
 
 export interface ExpirySchedulerOptions {
   redisUrl: string;
@@ -33,7 +34,8 @@ class NotDueYet extends Error {}
  */
 export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpiryScheduler {
   const name = options.queueName ?? "run-expiry";
-  const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const connect = () =>
+    new Redis(options.redisUrl, { ...redisConnection(options.redisUrl), maxRetriesPerRequest: null });
   const queueConnection = connect();
   const workerConnection = connect();
   const queue = new Queue(name, { connection: queueConnection, prefix: options.prefix });
@@ -43,12 +45,13 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
       const { runId, deadlineMs } = job.data as { runId: string; deadlineMs: number };
       if ((await options.onDue(runId, new Date(deadlineMs))) === "not_due") throw new NotDueYet(runId);
     },
-    { connection: workerConnection, prefix: options.prefix, concurrency: 10 },
+    { connection: workerConnection, prefix: options.prefix, concurrency: 10, ...WORKER_RECOVERY },
   );
+  const watch = watchRedis(options.redisUrl, options.log);
+  watch.track(queueConnection, workerConnection, queue, worker);
   worker.on("failed", (job, error) => {
     if (!(error instanceof NotDueYet)) options.log.warn({ run: job?.data.runId, err: error.message }, "expiry failed");
   });
-  worker.on("error", (error) => options.log.warn({ err: error.message }, "expiry worker error"));
 
   return {
     async schedule(runId, deadline, now) {
@@ -71,6 +74,7 @@ export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpirySc
       await queue.close();
       queueConnection.disconnect();
       workerConnection.disconnect();
+      watch.close();
     },
   };
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { redisConnection, watchRedis } from "./redis-watch";
 
 const LOCAL_HOST = "127.0.0.1";
 const DEFAULT_LOCAL_PORT = 6379;
@@ -73,12 +74,16 @@ export async function connectRedis(
   let child: ChildProcess | undefined;
   const url = redisUrl ?? `redis://${LOCAL_HOST}:${localPort}`;
   if (!redisUrl && !(await answers(LOCAL_HOST, localPort))) child = await startLocalRedis(localPort, log);
-  const client = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true });
-  client.on("error", (error) => log.warn({ err: error.message }, "redis connection error"));
+  const client = new Redis(url, { ...redisConnection(url), maxRetriesPerRequest: null, lazyConnect: true });
+  client.on("error", () => {}); // until the connect below answers; then the watch takes over
   await client.connect().catch((error: Error) => {
+    client.disconnect();
     child?.kill();
     throw new RedisUnavailableError(`cannot connect to Redis: ${error.message}`);
   });
+  client.removeAllListeners("error");
+  const watch = watchRedis(url, log);
+  watch.track(client);
   return {
     url,
     client,
@@ -94,6 +99,7 @@ export async function connectRedis(
     },
     async close() {
       client.disconnect();
+      watch.close();
       child?.kill();
     },
   };

@@ -7,6 +7,8 @@ export interface TriggerSpec {
   agentId: string;
   key: string;
   everyMs: number | null;
+  /** Where an `every` trigger's slots fall within the interval (see `Cadence`); default 0, the epoch's. */
+  anchorOffsetMs?: number;
   cron: string | null;
   tz: string | null;
   payload: unknown;
@@ -17,6 +19,7 @@ export interface TriggerSpec {
 
 export interface StoredTrigger extends TriggerSpec {
   id: string;
+  anchorOffsetMs: number;
   lastDueAt: Date | null;
   createdAt: Date;
 }
@@ -30,6 +33,7 @@ const toStored = (row: Row): StoredTrigger => ({
   agentId: row.agentId,
   key: row.key,
   everyMs: row.everyMs,
+  anchorOffsetMs: row.anchorOffsetMs,
   cron: row.cron,
   tz: row.tz,
   payload: JSON.parse(row.payload) as unknown,
@@ -40,8 +44,10 @@ const toStored = (row: Row): StoredTrigger => ({
   createdAt: row.createdAt,
 });
 
-export const cadenceOf = (t: Pick<TriggerSpec, "everyMs" | "cron" | "tz">): Cadence =>
-  t.everyMs ? { kind: "every", everyMs: t.everyMs } : { kind: "cron", pattern: t.cron!, tz: t.tz ?? undefined };
+export const cadenceOf = (t: Pick<TriggerSpec, "everyMs" | "anchorOffsetMs" | "cron" | "tz">): Cadence =>
+  t.everyMs
+    ? { kind: "every", everyMs: t.everyMs, offsetMs: t.anchorOffsetMs }
+    : { kind: "cron", pattern: t.cron!, tz: t.tz ?? undefined };
 
 /**
  * Registering a key again updates the trigger. Its recorded occurrences and `lastDueAt` stay, so a changed
@@ -52,6 +58,7 @@ export async function upsertTrigger(db: Db, spec: TriggerSpec, now: Date): Promi
   const id = triggerId(spec.agentId, spec.key);
   const fields = {
     everyMs: spec.everyMs,
+    anchorOffsetMs: spec.anchorOffsetMs ?? 0,
     cron: spec.cron,
     tz: spec.tz,
     payload: JSON.stringify(spec.payload ?? null),

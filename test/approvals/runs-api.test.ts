@@ -39,6 +39,7 @@ describe("the runs API", () => {
     const created = await asAgent(h, "POST", "/v1/runs", newRun());
     expect(created.status).toBe(201);
     expect(created.json).toEqual({
+      kind: "approval",
       id: "run-1",
       agent: "ops-agent",
       operation: "send-invoice",
@@ -46,7 +47,6 @@ describe("the runs API", () => {
       state: "waiting",
       version: 1,
       digest: packetDigest({ a: "x", b: [1, 2] }),
-      checkpoint: "awaiting-approval",
       deadline: DEADLINE,
       reviewers: ["rita"],
       vars: {},

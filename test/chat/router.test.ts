@@ -46,7 +46,10 @@ describe("chat router", () => {
       data: { id: "run-1", tenantId: "acme", agentId: "acme:ops-agent", state: "waiting", operation: "send-invoice" },
     });
     const later = text(await command(router, "status", "mia"));
-    expect(later).toContain("The whole tenant is paused too");
+    expect(later).toContain(
+      "ops-agent is PAUSED: paused by the tenant-wide hold, set by ada since 2026-11-30 12:00 UTC. Reason: audit.",
+    );
+    expect(later).toContain("Its own record is PAUSED too: a principal hold set by alice");
     expect(later).toContain("Oldest pending approval: send-invoice since");
   });
 

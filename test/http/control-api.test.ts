@@ -30,6 +30,7 @@ describe.each(PROVIDERS)("control API on %s", (provider) => {
         setBy: null,
         setAt: null,
         until: null,
+        effective: { state: "RUNNING", holdLevel: "none", by: "agent" },
       },
     });
   });

@@ -16,6 +16,7 @@ beforeAll(async () => {
     req.on("end", () => {
       seen.push({ path: req.url ?? "", key: String(req.headers["idempotency-key"]), body });
       if (req.url === "/silent") return; // never answers
+      if (req.url === "/drop") return req.socket.destroy(); // read the whole request, then hang up
       const status = Number(req.url?.slice(1)) || 200;
       res.writeHead(status, { "content-type": "application/json" }).end("{}");
     });
@@ -57,15 +58,41 @@ describe("the HTTP delivery transport", () => {
     }
   });
 
-  it("gives a clear error for a destination that is not a URL, and for one nobody listens on", async () => {
+  it("calls a request that never left not sent: a refused connection, a failed TLS handshake, an unknown host", async () => {
+    const transport = httpTransport(2_000);
+    try {
+      const refused = await transport.send(item("k-closed", "http://127.0.0.1:1/effects"), "attempt-1");
+      expect(refused).toMatchObject({ kind: "not_sent", error: expect.stringMatching(/ECONNREFUSED/) });
+      // TLS to a plain-HTTP port: the handshake fails before a byte of the request is written.
+      const tls = await transport.send(item("k-tls", `${base.replace("http:", "https:")}/200`), "attempt-1");
+      expect(tls.kind).toBe("not_sent");
+      const dns = await transport.send(item("k-dns", "http://no-such-host.invalid/effects"), "attempt-1");
+      expect(dns).toMatchObject({ kind: "not_sent", error: expect.stringMatching(/ENOTFOUND|EAI_AGAIN/) });
+      expect(seen.map((s) => s.key)).not.toContain("k-tls");
+    } finally {
+      await transport.close?.();
+    }
+  });
+
+  it("calls a connection broken after the request was written uncertain: the destination may have acted", async () => {
+    const transport = httpTransport(2_000);
+    try {
+      const outcome = await transport.send(item("k-drop", `${base}/drop`), "attempt-1");
+      expect(outcome.kind).toBe("uncertain");
+      expect(seen.find((s) => s.key === "k-drop")).toBeDefined();
+    } finally {
+      await transport.close?.();
+    }
+  });
+
+  it("calls a destination that is not a URL a permanent failure: it was never sent and never can be", async () => {
     const transport = httpTransport(2_000);
     try {
       expect(await transport.send(item("k-url", "not a url"), "attempt-1")).toEqual({
-        kind: "uncertain",
+        kind: "not_sent",
+        permanent: true,
         error: "invalid destination URL: not a url",
       });
-      const closed = await transport.send(item("k-closed", "http://127.0.0.1:1/effects"), "attempt-1");
-      expect(closed.kind).toBe("uncertain");
     } finally {
       await transport.close?.();
     }

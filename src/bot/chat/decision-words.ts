@@ -35,15 +35,17 @@ export function decisionNoteText({ outcome, cardVersion }: DecisionNote): string
       case "conflict":
         return "This click's id was already used for a different decision; nothing changed.";
       case "stale":
+        if (outcome.reason === "digest")
+          return `This card's packet does not match version ${outcome.currentVersion} as stored; nothing changed. Decide on the newest card.`;
         return run!.state === "waiting"
-          ? `This card is for version ${cardVersion ?? "?"}; the packet is now version ${run!.version}. Decide on the newest card.`
+          ? `This card is for version ${cardVersion ?? "?"}; the packet is now version ${outcome.currentVersion}. Decide on the newest card.`
           : `This card is for version ${cardVersion ?? "?"}; the run has since been ${decided || run!.state}. Nothing changed.`;
       case "invalid_state":
         return `This run is no longer waiting${decided ? ` (${decided})` : ` (${run!.state})`}; nothing changed.`;
       case "rejected":
         return REJECTED[outcome.reason ?? "not_reviewer"];
       case "expired":
-        return "This run expired before a decision.";
+        return `This run expired before a decision${decided ? ` (${decided})` : ""}; nothing changed.`;
       case "not_found":
       case "unknown_button":
         return "This button is no longer valid.";

@@ -1,6 +1,6 @@
 import type { PreflightResult } from "../handlers/preflight";
 import type { Card, CardButton, CredentialCheck } from "./types";
-import { heldLines, when } from "./words";
+import { forecastLine, heldLines, TENANT_HOLD_WORDS, when } from "./words";
 
 type Ready = Extract<PreflightResult, { kind: "ready" }>;
 
@@ -20,6 +20,10 @@ export function preflightCard(
     lines: [
       `Paused by ${c.setBy} since ${when(c.setAt)} (${c.holdLevel} hold): ${c.reason}`,
       ...heldLines(preflight.held),
+      forecastLine(preflight.forecast),
+      ...(c.effective.by === "tenant"
+        ? [`${c.agent} stays ${TENANT_HOLD_WORDS} until an admin resumes the tenant.`]
+        : []),
     ],
     fields: [
       { label: "Resuming", value: `${preflight.resumer.name} (${preflight.resumer.role})` },

@@ -7,8 +7,9 @@ import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
 import type { ChatRefusal } from "./refusals";
 import { preflightCard, settledCard } from "./resume-card";
+import { alreadyRunningFooter, heldBeforeResume, resumedFooter } from "./resume-outcome";
 import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
-import { when } from "./words";
+import { tenantHoldNote, when } from "./words";
 
 /** Step one of a chat resume: a preflight card with Confirm/Cancel, or the reason this user cannot resume. */
 export async function startResume(
@@ -81,15 +82,19 @@ export async function finishResume(
   const bound = typeof button.payload.controlVersion === "number" && button.payload.cancelled !== true;
   if (!bound) return freshPreflight(ctx, user, agent, via, shown);
   const shownVersion = button.payload.controlVersion as number;
+  const held = await heldBeforeResume(ctx, agent);
   const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
   if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, shown);
   if (result.kind === "resumed") {
-    return { note: `${agent.name} resumed.`, card: settledCard(shown, `Resumed by ${user.name} at ${at}.`) };
+    const footer = await resumedFooter(ctx, button, user, held);
+    return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(shown, footer) };
   }
   if (result.kind === "not_paused") {
-    // A second Confirm (or a resume from elsewhere) finds it running: the card says so, nothing fires twice.
-    return { note: `${agent.name} is already running.`, card: settledCard(shown, `Already running at ${at}.`) };
+    // A second Confirm (or a resume from elsewhere) finds it running: nothing fires twice, and the card
+    // keeps who resumed it.
+    const footer = await alreadyRunningFooter(ctx, button, agent);
+    return { note: `${agent.name} is already running.`, card: settledCard(shown, footer) };
   }
   return { refusal: { code: result.kind, agent: agent.name } };
 }

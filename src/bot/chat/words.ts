@@ -1,5 +1,7 @@
+import type { ReleaseForecast } from "../../policy/misfire";
 import type { HeldCounts } from "../../store/held-work";
 import type { WaitingRun } from "../../store/runs";
+import type { ControlView } from "../handlers/control-view";
 import type { PauseResult } from "../handlers/pause";
 import type { AgentStatus } from "../handlers/status";
 
@@ -9,9 +11,21 @@ export const when = (iso: string | Date | null): string =>
 
 const holdWords = (level: string) => (level === "admin" ? "an admin hold" : `a ${level} hold`);
 
+/** Said wherever a reply states the agent's state while the tenant-wide hold is what holds it. */
+export const TENANT_HOLD_WORDS = "paused by the tenant-wide hold";
+
+/** A sentence for a reply whose agent the tenant-wide hold holds, or "" when it does not. */
+export const tenantHoldNote = (c: ControlView): string =>
+  c.effective.by === "tenant" ? ` ${c.agent} stays ${TENANT_HOLD_WORDS} until an admin resumes the tenant.` : "";
+
 export function pauseText(result: PauseResult, actorName: string): string {
   const c = result.control;
   const until = c.until ? ` Automatic resume at ${when(c.until)}.` : "";
+  return pauseWords(result, actorName, until) + tenantHoldNote(c);
+}
+
+function pauseWords(result: PauseResult, actorName: string, until: string): string {
+  const c = result.control;
   switch (result.kind) {
     case "paused":
       return `${c.agent} is paused by ${actorName} (${holdWords(c.holdLevel)}): ${c.reason}.${until} Conversations keep working; outbound work is held.`;
@@ -34,16 +48,37 @@ export function heldLines(held: HeldCounts): string[] {
   ];
 }
 
-export function statusText(status: AgentStatus): string {
+/** The first lines of /status: the effective state first, then the agent's own record when it differs. */
+function stateLines(status: AgentStatus): string[] {
   const c = status.control;
-  const lines = [
-    c.state === "RUNNING"
-      ? `${c.agent} is RUNNING.`
-      : `${c.agent} is ${c.state}: ${holdWords(c.holdLevel)} set by ${c.setBy} since ${when(c.setAt)}. Reason: ${c.reason}.`,
-    ...(c.until ? [`Automatic resume at ${when(c.until)}.`] : []),
-    ...(status.tenantPaused ? ["The whole tenant is paused too; an admin must resume it."] : []),
-    ...heldLines(status.held),
-  ];
+  const own = `${holdWords(c.holdLevel)} set by ${c.setBy} since ${when(c.setAt)}. Reason: ${c.reason}.`;
+  const ownUntil = c.until ? [`Automatic resume at ${when(c.until)}.`] : [];
+  const t = status.tenantHold;
+  if (c.effective.by === "tenant" && t) {
+    return [
+      `${c.agent} is ${c.effective.state}: ${TENANT_HOLD_WORDS}, set by ${t.setBy} since ${when(t.setAt)}. Reason: ${t.reason}.`,
+      ...(t.until ? [`The tenant resumes automatically at ${when(t.until)}.`] : []),
+      c.state === "RUNNING" ? `Its own record is RUNNING.` : `Its own record is ${c.state} too: ${own}`,
+      ...ownUntil,
+      "An admin must resume the tenant.",
+    ];
+  }
+  if (c.state === "RUNNING") return [`${c.agent} is RUNNING.`];
+  return [`${c.agent} is ${c.state}: ${own}`, ...ownUntil];
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** What a resume will do with the held trigger occurrences, by their misfire policies. */
+export const forecastLine = (f: ReleaseForecast): string =>
+  `On resume: will send ${f.send} (${plural(f.coalesced, "coalesced delivery", "coalesced deliveries")}), skip ${f.skip}`;
+
+/** Everything a release let go, by kind (the card after Confirm and the release log say the same). */
+export const releasedWords = (c: { occurrences: number; events: number; actions: number }): string =>
+  `${plural(c.occurrences, "trigger occurrence", "trigger occurrences")}, ${plural(c.events, "inbound event", "inbound events")}, ${plural(c.actions, "outbound action", "outbound actions")}`;
+
+export function statusText(status: AgentStatus): string {
+  const lines = [...stateLines(status), ...heldLines(status.held)];
   const { approval, undelivered } = status.oldest;
   if (approval)
     lines.push(`Oldest pending approval: ${approval.operation ?? approval.runId} since ${when(approval.since)}`);

@@ -1,6 +1,8 @@
 import type { ControlState, HoldLevel } from "../../policy/control";
+import { type EffectiveControl, effectiveControl } from "../../policy/effective";
+import { tenantScope } from "../../policy/ids";
 import type { Db } from "../../store/client";
-import type { StoredControl } from "../../store/control";
+import { readControl, type StoredControl } from "../../store/control";
 import { userName } from "../../store/directory";
 
 /** The control record as the API and chat show it: names instead of internal ids. */
@@ -12,16 +14,50 @@ export interface ControlView {
   setBy: string | null;
   setAt: string | null;
   until: string | null;
+  /** What holds the agent's work: its own record, or the tenant-wide hold (policy/effective.ts). */
+  effective: EffectiveControl;
 }
 
-export async function controlView(db: Db, agentName: string, control: StoredControl): Promise<ControlView> {
+/** The tenant-wide record as the API shows it. */
+export interface TenantView {
+  tenant: string;
+  state: ControlState;
+  holdLevel: HoldLevel;
+  reason: string | null;
+  setBy: string | null;
+  setAt: string | null;
+  until: string | null;
+}
+
+export async function tenantView(db: Db, tenantId: string, control: StoredControl): Promise<TenantView> {
+  const { state, holdLevel, reason, setAt, until } = control;
   return {
-    agent: agentName,
+    tenant: tenantId,
+    state,
+    holdLevel,
+    reason,
+    setBy: await userName(db, control.setBy),
+    setAt: setAt?.toISOString() ?? null,
+    until: until?.toISOString() ?? null,
+  };
+}
+
+/** `tenant`: the tenant's record when the caller already read it; read here otherwise. */
+export async function controlView(
+  db: Db,
+  agent: { name: string; tenantId: string },
+  control: StoredControl,
+  tenant?: StoredControl | null,
+): Promise<ControlView> {
+  const tenantControl = tenant === undefined ? await readControl(db, tenantScope(agent.tenantId)) : tenant;
+  return {
+    agent: agent.name,
     state: control.state,
     holdLevel: control.holdLevel,
     reason: control.reason,
     setBy: await userName(db, control.setBy),
     setAt: control.setAt?.toISOString() ?? null,
     until: control.until?.toISOString() ?? null,
+    effective: effectiveControl(control, tenantControl),
   };
 }

@@ -5,7 +5,8 @@ import type { KnownAgent } from "../../store/directory";
 import { createRun, findFirstPacket, findRun } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
-import { type RunView, runView } from "./run-view";
+import { checkpointsOf } from "./receive-event";
+import { type ApprovalRunView, approvalRunView } from "./run-view";
 
 export interface CreateRunCommand {
   agent: KnownAgent;
@@ -21,9 +22,9 @@ export interface CreateRunCommand {
 }
 
 export type CreateRunResult =
-  | { kind: "created"; run: RunView }
+  | { kind: "created"; run: ApprovalRunView }
   | { kind: "exists" }
-  | { kind: "already_created"; run: RunView }
+  | { kind: "already_created"; run: ApprovalRunView }
   | { kind: "invalid"; field: string; message: string };
 
 /** Creates a run waiting for approval at version 1, its packet digested in canonical JSON. */
@@ -44,6 +45,13 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
   if (names.length === 0) {
     return { kind: "invalid", field: "reviewers", message: `agent ${agent.name} has no reviewers configured` };
   }
+  if (command.checkpoint !== undefined && !checkpointsOf(agent).includes(command.checkpoint)) {
+    const declared = checkpointsOf(agent);
+    const message = declared.length
+      ? `'${command.checkpoint}' is not one of ${agent.name}'s checkpoints (${declared.join(", ")})`
+      : `${agent.name} declares no checkpoints`;
+    return { kind: "invalid", field: "checkpoint", message };
+  }
   if (command.deadline.getTime() <= ctx.now().getTime()) {
     return { kind: "invalid", field: "deadline", message: "deadline must be in the future" };
   }
@@ -56,7 +64,7 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     destination: command.destination,
     packet: canonicalJson(command.packet),
     digest: packetDigest(command.packet),
-    checkpoint: command.checkpoint ?? "awaiting-approval",
+    checkpoint: command.checkpoint ?? null,
     deadline: command.deadline,
     escalateAfterSeconds: command.escalateAfterSeconds ?? null,
     reviewers: [...new Set(names)].map((name) => configured.find((u) => u.name === name)!.id),
@@ -66,10 +74,10 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     const existing = await findRun(db, id);
     const first = existing && (await findFirstPacket(db, id));
     if (existing?.agentId === agent.id && first?.digest === packetDigest(command.packet))
-      return { kind: "already_created", run: await runView(db, existing) };
+      return { kind: "already_created", run: await approvalRunView(db, existing) };
     return { kind: "exists" };
   }
   ctx.log.info({ run: id, agent: agent.id }, "run created");
   ctx.events.emit("run.changed", id);
-  return { kind: "created", run: await runView(db, (await findRun(db, id))!) };
+  return { kind: "created", run: await approvalRunView(db, (await findRun(db, id))!) };
 }

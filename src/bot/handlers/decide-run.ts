@@ -1,4 +1,4 @@
-import type { DecisionAction, DecisionResult, RejectReason } from "../../policy/approval";
+import type { DecisionAction, DecisionResult, RejectReason, StaleReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
 import { actionKey } from "../../policy/ids";
 import { commitDecision, findDecisionEvent } from "../../store/decisions";
@@ -7,7 +7,7 @@ import { findAgentById } from "../../store/directory";
 import { findRun, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
-import { type RunView, runView } from "./run-view";
+import { type ApprovalRunView, approvalRunView, isCheckpointRun } from "./run-view";
 
 /** One approve/deny, from the API or a chat button. The actor is the authenticated user, never the payload. */
 export interface DecideRunCommand {
@@ -22,31 +22,43 @@ export interface DecideRunCommand {
 
 /**
  * `not_found`: no such run in the actor's tenant (another tenant's run does not exist for them).
- * `reason` comes with `rejected`, so chat can say which rule refused.
+ * `reason` comes with `rejected` (which rule refused) and with `stale` (`version` or `digest`, plus the
+ * run's `currentVersion`), so chat and API clients can say what happened.
  */
 export type DecideRunResult =
-  | { result: DecisionResult; run: RunView; reason?: RejectReason }
+  | { result: Exclude<DecisionResult, "stale" | "rejected">; run: ApprovalRunView }
+  | { result: "rejected"; run: ApprovalRunView; reason: RejectReason }
+  | { result: "stale"; run: ApprovalRunView; reason: StaleReason; currentVersion: number }
   | { result: "not_found"; run: null };
+
+type Outcome = Exclude<DecideRunResult, { result: "not_found" }>;
+type WithoutRun<T> = T extends unknown ? Omit<T, "run"> : never;
+/** An outcome before the run's view is attached. */
+type Answer = WithoutRun<Outcome>;
 
 export async function decideRun(ctx: HandlerContext, command: DecideRunCommand): Promise<DecideRunResult> {
   const { db } = ctx.store;
   // A lost race is decided again on the fresh record: it then reads as duplicate, stale or invalid_state.
   for (let round = 0; round < 2; round++) {
     const run = await findRun(db, command.runId);
-    if (!run || run.tenantId !== command.actor.tenantId) return { result: "not_found", run: null };
+    // A checkpoint-only run has no packet to decide on: for a decision it is not an approval run at all.
+    if (!run || run.tenantId !== command.actor.tenantId || isCheckpointRun(run))
+      return { result: "not_found", run: null };
     const outcome = await decideOnce(ctx, run, command);
     if (outcome !== "lost") {
-      const { result, reason } = typeof outcome === "string" ? { result: outcome, reason: undefined } : outcome;
-      ctx.log.info({ run: run.id, event: command.eventId, actor: command.actor.id, result }, "decision");
-      const view = await runView(db, (await findRun(db, run.id))!);
-      return reason ? { result, run: view, reason } : { result, run: view };
+      ctx.log.info(
+        { run: run.id, event: command.eventId, actor: command.actor.id, result: outcome.result },
+        "decision",
+      );
+      const view = await approvalRunView(db, (await findRun(db, run.id))!);
+      return { ...outcome, run: view } as Outcome;
     }
   }
   const run = (await findRun(db, command.runId))!;
-  return { result: "invalid_state", run: await runView(db, run) };
+  return { result: "invalid_state", run: await approvalRunView(db, run) };
 }
 
-async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRunCommand) {
+async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRunCommand): Promise<Answer | "lost"> {
   const { db } = ctx.store;
   const now = ctx.now();
   const recorded = await findDecisionEvent(db, run.id, command.eventId);
@@ -58,7 +70,9 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
     recorded ? { fingerprint: recorded.fingerprint, result: recorded.result as DecisionResult } : null,
   );
   if (decision.result === "rejected") return { result: decision.result, reason: decision.reason };
-  if (decision.result !== "approved" && decision.result !== "denied") return decision.result;
+  if (decision.result === "stale")
+    return { result: "stale", reason: decision.reason, currentVersion: decision.currentVersion };
+  if (decision.result !== "approved" && decision.result !== "denied") return { result: decision.result };
 
   const approve = decision.result === "approved";
   const contract = approve ? await contractOf(ctx, run) : undefined;
@@ -101,7 +115,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
   if (approve) ctx.crash?.("after-approve-commit");
   ctx.events.emit("run.changed", run.id);
   if (approve) ctx.events.emit("outbox.planned");
-  return decision.result;
+  return { result: decision.result };
 }
 
 /** The contract is read from config when the action is planned and then travels with the outbox row. */

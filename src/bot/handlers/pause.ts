@@ -48,7 +48,7 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
   if (outcome !== "kept") ctx.events.emit("control.changed", scope);
   const control = await readControl(db, scope);
   ctx.log.info({ agent: command.agent.id, actor: command.user.id, outcome, holdLevel: control?.holdLevel }, "pause");
-  return { kind: outcome, control: await controlView(db, command.agent.name, control!) };
+  return { kind: outcome, control: await controlView(db, command.agent, control!) };
 }
 
 /** A pause that starts a drain carries its deadline in the same write. */

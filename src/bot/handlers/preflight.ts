@@ -1,11 +1,15 @@
 import { agentScope, tenantScope } from "../../policy/ids";
+import { forecastRelease, type ReleaseForecast } from "../../policy/misfire";
 import type { ResumeRefusal } from "../../policy/resume";
 import { decideResume } from "../../policy/resume";
 import { effectiveRole, type Role } from "../../policy/roles";
+import { overdueDueTimes } from "../../policy/schedule";
 import { readControl } from "../../store/control";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import { standingOf } from "../../store/directory";
 import { countHeldWork, type HeldCounts } from "../../store/held-work";
+import { heldByPolicy } from "../../store/release-counts";
+import { cadenceOf, listTriggers, type StoredTrigger } from "../../store/triggers";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView } from "./control-view";
 
@@ -23,9 +27,12 @@ interface PreflightBase {
   tenantPaused: boolean;
 }
 
-/** ready: this user may resume now, and `held` is what a resume would release. */
+/**
+ * ready: this user may resume now, `held` is what a resume would release, and `forecast` what the triggers'
+ * misfire policies make of the held occurrences (deliveries sent, coalesced among them, occurrences skipped).
+ */
 export type PreflightResult =
-  | (PreflightBase & { kind: "ready"; held: HeldCounts })
+  | (PreflightBase & { kind: "ready"; held: HeldCounts & { notYetRecorded: number }; forecast: ReleaseForecast })
   | (PreflightBase & { kind: ResumeRefusal });
 
 /**
@@ -41,11 +48,43 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   const role = effectiveRole(await standingOf(db, user, agent));
   const decision = decideResume(current, { kind: "user", actorId: user.id, role });
   const base: PreflightBase = {
-    control: await controlView(db, agent.name, current),
+    control: await controlView(db, agent, current, tenant),
     resumer: { name: user.name, role },
     controlVersion: current.version,
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,
   };
   if (decision.outcome !== "resumed") return { ...base, kind: decision.outcome };
-  return { ...base, kind: "ready", held: await countHeldWork(db, agent.id) };
+  const [held, byPolicy, triggers] = await Promise.all([
+    countHeldWork(db, agent.id),
+    heldByPolicy(db, agent.id),
+    listTriggers(db, agent.id),
+  ]);
+  return { ...base, kind: "ready", ...withOverdue(held, byPolicy, triggers, ctx.now()) };
+}
+
+/**
+ * Adds the due times no tick has recorded yet (Redis down, or its schedules being rebuilt) to what the
+ * resume will release: the rebuild records them as held occurrences, so a dry run in that window counts
+ * them instead of answering 0.
+ */
+function withOverdue(
+  held: HeldCounts,
+  byPolicy: Awaited<ReturnType<typeof heldByPolicy>>,
+  triggers: StoredTrigger[],
+  now: Date,
+) {
+  const perTrigger = new Map(byPolicy.map((t) => [t.triggerId, { misfire: t.misfire, held: t.held }]));
+  const occurrencesByTrigger = { ...held.occurrencesByTrigger };
+  let notYetRecorded = 0;
+  for (const t of triggers) {
+    const overdue = overdueDueTimes(cadenceOf(t), t.lastDueAt ?? t.createdAt, now).length;
+    if (overdue === 0) continue;
+    notYetRecorded += overdue;
+    occurrencesByTrigger[t.key] = (occurrencesByTrigger[t.key] ?? 0) + overdue;
+    perTrigger.set(t.id, { misfire: t.misfire, held: (perTrigger.get(t.id)?.held ?? 0) + overdue });
+  }
+  return {
+    held: { ...held, occurrences: held.occurrences + notYetRecorded, occurrencesByTrigger, notYetRecorded },
+    forecast: forecastRelease([...perTrigger.values()]),
+  };
 }

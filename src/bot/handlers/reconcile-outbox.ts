@@ -2,7 +2,7 @@ import { effectiveRole } from "../../policy/roles";
 import type { KnownUser } from "../../store/directory";
 import { findAgentById, standingOf } from "../../store/directory";
 import { findOutboxItem } from "../../store/outbox/marks";
-import { type Resolution, reconcileItem } from "../../store/outbox/review";
+import { findReviewItems, type Resolution, type ReviewFilter, reconcileItem } from "../../store/outbox/review";
 import type { HandlerContext } from "../context";
 import { type DeliveryView, deliveryView } from "./run-view";
 
@@ -35,4 +35,50 @@ export async function reconcileOutbox(ctx: HandlerContext, command: ReconcileCom
   if (command.resolution === "retry") ctx.events.emit("outbox.planned");
   if (item.runId) ctx.events.emit("run.changed", item.runId);
   return { kind: "reconciled", item: deliveryView((await findOutboxItem(db, item.id))!) };
+}
+
+export interface BulkReconcileCommand {
+  user: KnownUser;
+  filter: Omit<ReviewFilter, "limit">;
+  resolution: Resolution;
+  note: string;
+  /** At most this many items per call (the rest stay for the next one). */
+  limit: number;
+}
+
+export interface BulkReconcileResult {
+  /** Items that matched the filter (at most `limit`). */
+  matched: number;
+  reconciled: string[];
+  /** Matched but left as they were: `forbidden` (not this caller's agent) or `not_needs_review` (moved). */
+  skipped: Array<{ key: string; reason: "forbidden" | "not_needs_review" | "not_found" }>;
+}
+
+/**
+ * Settles every NEEDS_REVIEW item a filter matches, one at a time through `reconcileOutbox`, so each gets
+ * the same role check and its own audit row as a single reconcile; what the caller may not settle is
+ * skipped and named, never half-done.
+ */
+export async function reconcileMatching(
+  ctx: HandlerContext,
+  command: BulkReconcileCommand,
+): Promise<BulkReconcileResult> {
+  const items = await findReviewItems(ctx.store.db, command.user.tenantId, { ...command.filter, limit: command.limit });
+  const result: BulkReconcileResult = { matched: items.length, reconciled: [], skipped: [] };
+  for (const item of items) {
+    const { user, resolution, note } = command;
+    const one = await reconcileOutbox(ctx, { user, key: item.id, resolution, note });
+    if (one.kind === "reconciled") result.reconciled.push(item.id);
+    else result.skipped.push({ key: item.id, reason: one.kind });
+  }
+  ctx.log.info(
+    {
+      actor: command.user.id,
+      resolution: command.resolution,
+      matched: result.matched,
+      reconciled: result.reconciled.length,
+    },
+    "outbox items reconciled in bulk",
+  );
+  return result;
 }

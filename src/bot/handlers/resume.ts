@@ -53,5 +53,5 @@ export async function resumeAgent(
   });
   const control = await readControl(db, scope);
   ctx.log.info({ agent: agent.id, actor: actorId ?? "scheduler", outcome }, "resume");
-  return { kind: outcome, control: await controlView(db, agent.name, control!), ...(releaseId ? { releaseId } : {}) };
+  return { kind: outcome, control: await controlView(db, agent, control!), ...(releaseId ? { releaseId } : {}) };
 }

@@ -20,7 +20,9 @@ export interface DeliveryView {
   observedAt: string | null;
 }
 
-export interface RunView {
+/** A run waiting for (or past) a human decision on a packet. `checkpoint` only when the agent named one. */
+export interface ApprovalRunView {
+  kind: "approval";
   id: string;
   agent: string;
   operation: string;
@@ -29,7 +31,7 @@ export interface RunView {
   state: RunRecord["state"];
   version: number;
   digest: string;
-  checkpoint: string | null;
+  checkpoint?: string;
   vars: Record<string, unknown>;
   deadline: string | null;
   reviewers: string[];
@@ -37,6 +39,25 @@ export interface RunView {
   delivery?: DeliveryView;
   updatedAt: string;
 }
+
+/** A run that only moves through the agent's named checkpoints (created by a state delta): no packet. */
+export interface CheckpointRunView {
+  kind: "checkpoint";
+  id: string;
+  agent: string;
+  state: "active" | "completed";
+  checkpoint: string;
+  vars: Record<string, unknown>;
+  updatedAt: string;
+}
+
+export type RunView = ApprovalRunView | CheckpointRunView;
+
+/** State deltas create runs in these states; approval runs never are in them. */
+const CHECKPOINT_STATES: readonly string[] = ["active", "completed"];
+
+/** A run created by the agent's state deltas, with no packet to decide on. */
+export const isCheckpointRun = (run: RunRecord): boolean => CHECKPOINT_STATES.includes(run.state) && !!run.checkpoint;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -58,6 +79,21 @@ export function deliveryView(item: OutboxItem): DeliveryView {
 const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
 
 export async function runView(db: Db, run: RunRecord): Promise<RunView> {
+  if (isCheckpointRun(run) && run.checkpoint) {
+    return {
+      kind: "checkpoint",
+      id: run.id,
+      agent: agentName(run.agentId),
+      state: run.state as CheckpointRunView["state"],
+      checkpoint: run.checkpoint,
+      vars: run.vars,
+      updatedAt: run.updatedAt.toISOString(),
+    };
+  }
+  return approvalRunView(db, run);
+}
+
+export async function approvalRunView(db: Db, run: RunRecord): Promise<ApprovalRunView> {
   const [deciding, delivery, names] = await Promise.all([
     findDeciding(db, run.id),
     findRunDelivery(db, run.id),
@@ -65,6 +101,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
   ]);
   const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
   return {
+    kind: "approval",
     id: run.id,
     agent: agentName(run.agentId),
     operation: run.operation,
@@ -72,7 +109,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
     state: run.state,
     version: run.version,
     digest: run.digest,
-    checkpoint: run.checkpoint,
+    ...(run.checkpoint ? { checkpoint: run.checkpoint } : {}),
     vars: run.vars,
     deadline: iso(run.deadline),
     reviewers,

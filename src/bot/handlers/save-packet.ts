@@ -2,7 +2,7 @@ import { canonicalJson, packetDigest } from "../../policy/digest";
 import type { KnownAgent } from "../../store/directory";
 import { findRun, saveNewPacket } from "../../store/runs";
 import type { HandlerContext } from "../context";
-import { type RunView, runView } from "./run-view";
+import { type ApprovalRunView, approvalRunView } from "./run-view";
 
 export interface SavePacketCommand {
   agent: KnownAgent;
@@ -14,7 +14,7 @@ export interface SavePacketCommand {
 }
 
 export type SavePacketResult =
-  | { kind: "saved" | "unchanged"; run: RunView }
+  | { kind: "saved" | "unchanged"; run: ApprovalRunView }
   | { kind: "not_found" }
   | { kind: "stale" }
   | { kind: "invalid_state" };
@@ -31,7 +31,7 @@ export async function savePacket(ctx: HandlerContext, command: SavePacketCommand
   if (command.version !== undefined && command.version !== run.version) return { kind: "stale" };
   if (run.state !== "waiting") return { kind: "invalid_state" };
   const digest = packetDigest(command.packet);
-  if (digest === run.digest && !command.deadline) return { kind: "unchanged", run: await runView(db, run) };
+  if (digest === run.digest && !command.deadline) return { kind: "unchanged", run: await approvalRunView(db, run) };
   const saved = await saveNewPacket(db, {
     runId: run.id,
     fromVersion: run.version,
@@ -42,5 +42,5 @@ export async function savePacket(ctx: HandlerContext, command: SavePacketCommand
   if (!saved) return { kind: "stale" }; // a decision or another save moved the run on meanwhile
   ctx.log.info({ run: run.id, version: run.version + 1 }, "packet saved");
   ctx.events.emit("run.changed", run.id);
-  return { kind: "saved", run: await runView(db, (await findRun(db, run.id))!) };
+  return { kind: "saved", run: await approvalRunView(db, (await findRun(db, run.id))!) };
 }

@@ -3,12 +3,14 @@ import { readControl } from "../../store/control";
 import type { KnownAgent } from "../../store/directory";
 import { countHeldWork, findOldestWaits, type HeldCounts, type OldestWaits } from "../../store/held-work";
 import type { HandlerContext } from "../context";
-import { type ControlView, controlView } from "./control-view";
+import { type ControlView, controlView, type TenantView, tenantView } from "./control-view";
 
 export interface AgentStatus {
   control: ControlView;
   /** The tenant-wide record holds every agent of the tenant too. */
   tenantPaused: boolean;
+  /** The tenant-wide record, when it holds the agent (`control.effective.by` is then `tenant`). */
+  tenantHold: TenantView | null;
   held: HeldCounts;
   oldest: OldestWaits;
 }
@@ -21,9 +23,11 @@ export async function agentStatus(ctx: HandlerContext, agent: KnownAgent): Promi
     countHeldWork(db, agent.id),
     findOldestWaits(db, agent.id),
   ]);
+  const view = await controlView(db, agent, control!, tenant);
   return {
-    control: await controlView(db, agent.name, control!),
-    tenantPaused: tenant !== null && tenant.state !== "RUNNING",
+    control: view,
+    tenantPaused: view.effective.by === "tenant",
+    tenantHold: view.effective.by === "tenant" && tenant ? await tenantView(db, agent.tenantId, tenant) : null,
     held,
     oldest,
   };

@@ -1,15 +1,20 @@
-import { nextDueAfter } from "../../policy/schedule";
+import { anchorOffset, nextDueAfter } from "../../policy/schedule";
 import type { KnownAgent } from "../../store/directory";
 import type { StoredTrigger, TriggerSpec } from "../../store/triggers";
 import { cadenceOf, deleteTrigger, listTriggers, triggerId, upsertTrigger } from "../../store/triggers";
 import type { HandlerContext } from "../context";
 
-export type TriggerInput = Omit<TriggerSpec, "tenantId" | "agentId">;
+/** `anchor`: an `every` trigger's slots are `anchor + k * every` (default: the Unix epoch). */
+export type TriggerInput = Omit<TriggerSpec, "tenantId" | "agentId" | "anchorOffsetMs"> & {
+  anchor?: Date | null;
+};
 
 /** The trigger as the API shows it. */
 export interface TriggerView {
   key: string;
   every: number | null;
+  /** The earliest slot at or after the epoch; every slot is this plus a whole number of intervals. */
+  anchor: string | null;
   cron: string | null;
   tz: string | null;
   payload: unknown;
@@ -24,6 +29,7 @@ export function triggerView(t: StoredTrigger, now: Date): TriggerView {
   return {
     key: t.key,
     every: t.everyMs,
+    anchor: t.everyMs ? new Date(t.anchorOffsetMs).toISOString() : null,
     cron: t.cron,
     tz: t.tz,
     payload: t.payload,
@@ -36,9 +42,11 @@ export function triggerView(t: StoredTrigger, now: Date): TriggerView {
 }
 
 export async function registerTrigger(ctx: HandlerContext, agent: KnownAgent, input: TriggerInput) {
+  const { anchor, ...spec } = input;
+  const anchorOffsetMs = spec.everyMs ? anchorOffset(spec.everyMs, anchor ?? null) : 0;
   const stored = await upsertTrigger(
     ctx.store.db,
-    { ...input, tenantId: agent.tenantId, agentId: agent.id },
+    { ...spec, anchorOffsetMs, tenantId: agent.tenantId, agentId: agent.id },
     ctx.now(),
   );
   ctx.events.emit("trigger.changed", stored.id);

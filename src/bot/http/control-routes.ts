@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { agentScope } from "../../policy/ids";
+import { RUNNING_CONTROL } from "../../policy/control";
+import { agentScope, tenantScope } from "../../policy/ids";
+import { parseUntil } from "../../policy/until";
 import { readControl } from "../../store/control";
 import type { HandlerContext } from "../context";
-import { controlView } from "../handlers/control-view";
+import { controlView, tenantView } from "../handlers/control-view";
 import { pauseAgent } from "../handlers/pause";
 import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
@@ -18,9 +20,15 @@ export function pauseBodySchema(now: () => Date) {
   return z
     .object({
       reason: z.string().trim().min(1, "a reason is required").max(500),
-      until: z.iso
-        .datetime({ offset: true })
-        .transform((s) => new Date(s))
+      // The same forms as chat's `/pause ... until` (policy/until.ts), e.g. "2h" or an ISO 8601 time.
+      until: z
+        .string()
+        .max(100)
+        .transform((text, ctx) => {
+          const at = parseUntil(text, now());
+          if (!at) ctx.addIssue({ code: "custom", message: "a duration such as '2h' or an ISO 8601 date or time" });
+          return at ?? new Date(0);
+        })
         .refine((d) => d.getTime() > now().getTime(), "until must be in the future")
         .optional(),
     })
@@ -35,7 +43,21 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
   app.get("/v1/agents/:agent/control", async (request) => {
     const user = await authenticateUser(db, request);
     const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    return controlView(db, agent.name, (await readControl(db, agentScope(agent.id)))!);
+    return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
+  });
+
+  app.get("/v1/tenant", async (request) => {
+    const user = await authenticateUser(db, request);
+    const scope = tenantScope(user.tenantId);
+    const control = (await readControl(db, scope)) ?? {
+      ...RUNNING_CONTROL,
+      scope,
+      tenantId: user.tenantId,
+      agentId: null,
+      version: 0,
+      drainDeadline: null,
+    };
+    return tenantView(db, user.tenantId, control);
   });
 
   app.post("/v1/agents/:agent/pause", async (request) => {
@@ -60,7 +82,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
         requestedBy: { user: resumer.name, role: resumer.role },
         control,
         tenantPaused,
-        ...(kind === "ready" ? { held: preflight.held } : {}),
+        ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
       };
     }
     const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
@@ -73,7 +95,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
     const body = parseBody(pauseBodySchema(ctx.now), request.body);
     const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
     if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
-    return tenantView(user.tenantId, result);
+    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
   });
 
   app.post("/v1/tenant/resume", async (request) => {
@@ -82,13 +104,8 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
     const result = await resumeTenant(ctx, user);
     if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
     if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
-    return tenantView(user.tenantId, result);
+    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
   });
-}
-
-function tenantView(tenant: string, result: Awaited<ReturnType<typeof pauseTenant>>) {
-  const { state, holdLevel, reason, setAt, until } = result.control;
-  return { tenant, state, holdLevel, reason, setAt, until, outcome: result.kind };
 }
 
 function refusalMessage(kind: "creator_hold" | "forbidden" | "not_paused"): string {

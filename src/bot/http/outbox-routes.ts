@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { parseDurationMs } from "../../policy/delivery";
 import { listOutbox } from "../../store/outbox/review";
 import type { HandlerContext } from "../context";
-import { reconcileOutbox } from "../handlers/reconcile-outbox";
+import { reconcileMatching, reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
 import { agentOfTenant, authenticateUser } from "./auth";
 import { ApiError } from "./errors";
@@ -25,6 +26,35 @@ const ReconcileBody = z
   })
   .strict();
 
+/** "older than": a duration ("2h", "1d") before now, or an ISO 8601 time. */
+const OlderThan = z
+  .string()
+  .max(100)
+  .transform((text, ctx) => {
+    const ms = parseDurationMs(text);
+    if (ms !== null && /[a-z]$/i.test(text.trim())) return { ms };
+    const at = z.iso.datetime({ offset: true }).safeParse(text);
+    if (at.success) return { at: new Date(at.data) };
+    ctx.addIssue({ code: "custom", message: "a duration such as '2h' or an ISO 8601 time" });
+    return { ms: 0 };
+  });
+
+const BulkReconcileBody = z
+  .object({
+    filter: z
+      .object({
+        agent: z.string().min(1).max(200).optional(),
+        destination: z.string().min(1).max(2000).optional(),
+        state: z.literal("NEEDS_REVIEW", { error: "only NEEDS_REVIEW items can be reconciled" }).optional(),
+        olderThan: OlderThan.optional(),
+      })
+      .strict(),
+    resolution: z.enum(["delivered", "retry", "abandon"]),
+    note: z.string().trim().min(1, "a note is required").max(1000),
+    limit: z.number().int().min(1).max(1000).default(500),
+  })
+  .strict();
+
 export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
 
@@ -35,6 +65,23 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
     const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
     const items = await listOutbox(db, user.tenantId, { state: query.state, agentId: agent?.id, limit: query.limit });
     return { items: items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId })) };
+  });
+
+  /** Every NEEDS_REVIEW item the filter matches, each reconciled (and audited) as by the route below. */
+  app.post("/v1/outbox/reconcile", async (request) => {
+    const user = await authenticateUser(db, request);
+    const body = parseBody(BulkReconcileBody, request.body);
+    const { agent: agentName, destination, olderThan } = body.filter;
+    const agent = agentName ? await agentOfTenant(db, user.tenantId, agentName) : undefined;
+    const now = ctx.now();
+    const createdBefore = olderThan && ("at" in olderThan ? olderThan.at : new Date(now.getTime() - olderThan.ms));
+    return reconcileMatching(ctx, {
+      user,
+      filter: { agentId: agent?.id, destination, createdBefore },
+      resolution: body.resolution,
+      note: body.note,
+      limit: body.limit,
+    });
   });
 
   app.post("/v1/outbox/:key/reconcile", async (request) => {

@@ -18,6 +18,10 @@ const TriggerBody = z
   .object({
     key: Key,
     every: z.union([z.string(), z.number()]).optional(),
+    anchor: z.iso
+      .datetime({ offset: true })
+      .transform((s) => new Date(s))
+      .optional(),
     cron: z.string().min(1).max(200).optional(),
     tz: z.string().refine(isValidTimeZone, "unknown time zone").optional(),
     payload: z.unknown().optional(),
@@ -41,6 +45,9 @@ const TriggerBody = z
     if (body.cron !== undefined && !isValidCron(body.cron, body.tz)) {
       issues.addIssue({ code: "custom", path: ["cron"], message: "not a valid cron pattern" });
     }
+    if (body.anchor !== undefined && body.every === undefined) {
+      issues.addIssue({ code: "custom", path: ["anchor"], message: "anchor applies to every triggers only" });
+    }
     if (body.tz !== undefined && body.cron === undefined) {
       issues.addIssue({ code: "custom", path: ["tz"], message: "tz applies to cron triggers only" });
     }
@@ -57,6 +64,7 @@ export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext)
     const view = await registerTrigger(ctx, caller.agent, {
       key: body.key,
       everyMs: body.every !== undefined ? parseEvery(body.every) : null,
+      anchor: body.anchor ?? null,
       cron: body.cron ?? null,
       tz: body.tz ?? null,
       payload: body.payload ?? null,

@@ -1,6 +1,13 @@
 import type { Logger } from "pino";
 import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
-import { afterUncertainOutcome, DEFAULT_RETRY_POLICY, parseContract, retryDelayMs } from "../../policy/delivery";
+import {
+  afterFailedAttempt,
+  afterUncertainOutcome,
+  DEFAULT_RETRY_POLICY,
+  outcomeClass,
+  outcomeDetail,
+  parseContract,
+} from "../../policy/delivery";
 import type { Store } from "../../store/client";
 import { pausedScopes, readControls } from "../../store/control/gate";
 import { type Controls, gateOf, gateScopes } from "../../store/control/records";
@@ -100,31 +107,34 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   let stopped = false;
   let wake: (() => void) | null = null;
 
-  /** Records one attempt's outcome: acknowledgements are batched by the caller, the rest settle here. */
+  /**
+   * Records one attempt's outcome: acknowledgements are batched by the caller, the rest settle here by the
+   * policy's rule, with one warn line per failed attempt and an error line when the item is given up.
+   */
   async function settle(claim: Claim, outcome: AttemptOutcome, at: Date): Promise<void> {
     const attempts = claim.item.attempts + 1;
-    switch (outcome.kind) {
-      case "acknowledged":
-        if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`))
-          await observe(claim.item);
-        return;
-      case "rejected":
-        await markSettled(db, claim, "FAILED", `HTTP ${outcome.status} at ${at.toISOString()}: rejected`);
-        return;
-      case "retryable":
-      case "uncertain": {
-        const detail = outcome.kind === "uncertain" ? outcome.error : `HTTP ${outcome.status ?? "?"}`;
-        const result = `${detail} at ${at.toISOString()} (attempt ${attempts})`;
-        if (attempts >= retry.maxAttempts) {
-          await markSettled(db, claim, outcome.kind === "uncertain" ? "NEEDS_REVIEW" : "FAILED", result);
-          return;
-        }
-        const next = new Date(at.getTime() + retryDelayMs(attempts, retry, random()));
-        // A definite error answer means the effect did not happen; a timeout leaves it uncertain.
-        await markRetry(db, claim, next, result, outcome.kind === "retryable" ? "PLANNED" : "DISPATCHED");
-        return;
-      }
+    if (outcome.kind === "acknowledged") {
+      if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`)) await observe(claim.item);
+      return;
     }
+    const detail = outcomeDetail(outcome);
+    const result = `${outcomeClass(outcome).replace("_", " ")}: ${detail} at ${at.toISOString()} (attempt ${attempts})`;
+    const earlierUncertain = claim.item.state === "DISPATCHED" && claim.item.firstDispatchedAt !== null;
+    const next = afterFailedAttempt(outcome, { attempts, earlierUncertain }, at, retry, random());
+    const line = {
+      key: claim.item.id,
+      destination: claim.item.destination,
+      class: outcomeClass(outcome),
+      attempt: attempts,
+      result: detail,
+    };
+    if (next.step === "settle") {
+      await markSettled(db, claim, next.state, result);
+      log.error({ ...line, state: next.state }, "delivery given up");
+      return;
+    }
+    await markRetry(db, claim, next.at, result, next.state);
+    log.warn({ ...line, nextAttemptAt: next.at.toISOString(), state: next.state }, "delivery attempt failed");
   }
 
   /** Sends one wave (at most one item per lane): DISPATCHED is persisted for the whole wave before any send. */

@@ -14,15 +14,16 @@ export interface DeliveryTransport {
   close?(): Promise<void>;
 }
 
+/** `status` is the answer's, or on an error 0 (sent, no answer), -1 (not sent) or -2 (can never be sent). */
 interface PostResult {
-  status?: number;
+  status: number;
   error?: string;
 }
 
 /**
  * The thread's messages are flat arrays (structured cloning copies an object's keys with it: about 6 µs per
  * send there and back against about 2.4 as flat values). Sends: id, destination, body, the number of
- * headers, then each header's name and value. Results: id, status (0 on an error), error (null on a status).
+ * headers, then each header's name and value. Results: id, status (see PostResult), error (null on a status).
  */
 type SendMessage = Array<string | number>;
 type ResultMessage = Array<number | string | null>;
@@ -49,13 +50,14 @@ function postThread(timeoutMs: number) {
       for (let i = 0; i < results.length; i += 3) {
         const id = results[i] as number;
         const error = results[i + 2] as string | null;
-        waiting.get(id)?.(error === null ? { status: results[i + 1] as number } : { error });
+        const status = results[i + 1] as number;
+        waiting.get(id)?.(error === null ? { status } : { status, error });
         waiting.delete(id);
       }
     });
     const lost = (why: string) => {
       if (worker === thread) worker = null;
-      for (const resolve of waiting.values()) resolve({ error: `delivery thread stopped: ${why}` });
+      for (const resolve of waiting.values()) resolve({ status: 0, error: `delivery thread stopped: ${why}` });
       waiting.clear();
     };
     thread.on("error", (error) => lost(error.message));
@@ -87,9 +89,18 @@ function postThread(timeoutMs: number) {
   };
 }
 
+/** The outcome class of a POST's result (policy/delivery.ts): answered, sent without an answer, or not sent. */
+export function outcomeOf(result: PostResult): AttemptOutcome {
+  if (result.error === undefined) return classifyResponse(result.status);
+  if (result.status < 0)
+    return { kind: "not_sent", error: result.error, ...(result.status === -2 ? { permanent: true } : {}) };
+  return { kind: "uncertain", error: result.error };
+}
+
 /**
- * POSTs the payload as JSON with the item's key as `Idempotency-Key` on every attempt. A timeout or a
- * broken connection is `uncertain`: the destination may have applied the effect.
+ * POSTs the payload as JSON with the item's key as `Idempotency-Key` on every attempt. A timeout, or a
+ * connection broken once the request was written, is `uncertain`: the destination may have applied the
+ * effect. An error before the request was written in full is `not_sent`.
  */
 export function httpTransport(timeoutMs = 10_000): DeliveryTransport {
   const thread = postThread(timeoutMs);
@@ -101,9 +112,7 @@ export function httpTransport(timeoutMs = 10_000): DeliveryTransport {
         "x-holdfast-attempt": attemptId,
         "x-holdfast-kind": item.kind,
       });
-      return result.error === undefined
-        ? classifyResponse(result.status ?? 0)
-        : { kind: "uncertain", error: result.error };
+      return outcomeOf(result);
     },
     close: () => thread.close(),
     async lookup(lookupUrl, key) {

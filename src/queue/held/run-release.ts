@@ -4,6 +4,7 @@ import type { Store } from "../../store/client";
 import { ReleaseRaceError, releaseNextBatch } from "../../store/held/releases";
 import { pumpEvents } from "../../store/inbox-pump";
 import { dropLease, takeLease } from "../../store/leases";
+import { releaseCounts } from "../../store/release-counts";
 
 export interface ReleaseDeps {
   store: Store;
@@ -55,7 +56,9 @@ export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<
         for (const agentId of outcome.eventAgents) {
           if (await pumpEvents(deps.store, agentId, deps.now())) deps.planned();
         }
-        deps.log.info({ releaseId, ...totals, stillPaused: gated.size }, "release finished");
+        // Every kind it let go, not only the trigger occurrences of this run's own batches.
+        const counts = await releaseCounts(deps.store.db, releaseId).catch(() => null);
+        deps.log.info({ releaseId, ...totals, ...counts, stillPaused: gated.size }, "release finished");
         return totals;
       }
       for (const agentId of outcome.gated) gated.add(agentId);

@@ -12,6 +12,7 @@ import { agentsWithEventWork, pumpEvents } from "../../store/inbox-pump";
 import { dropLease, takeLease } from "../../store/leases";
 import { findTrigger } from "../../store/triggers";
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
+import { redisConnection, WORKER_RECOVERY, watchRedis } from "../redis-watch";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
 import { runRelease } from "./run-release";
 
@@ -70,15 +71,16 @@ export interface HeldRuntime {
 export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<HeldRuntime> {
   const { store, log, now } = options;
   const db = store.db;
-  const connection = { url: options.redisUrl };
+  const connection = redisConnection(options.redisUrl);
   const prefix = options.prefix ?? "{holdfast}";
   const instanceId = options.instanceId ?? crypto.randomUUID();
   const triggers = new Queue("triggers", { connection, prefix });
   const control = new Queue("control", { connection, prefix });
   const jobs = controlJobs(control, now);
   const sentinel = `${prefix}:epoch`;
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
-  redis.on("error", () => {}); // reconnects on its own; the reconcile tick reports what matters
+  const redis = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: 1, lazyConnect: false });
+  const watch = watchRedis(options.redisUrl, log); // one warn line when Redis goes, one when it is back
+  watch.track(redis, triggers, control);
   const deps = { store, log, now };
 
   const delivery = createDeliveryLoop({
@@ -160,10 +162,10 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
         await options.autoResume(job.data.scope as string, new Date(job.data.until as string));
       }
     },
-    { connection, prefix, concurrency: 4 },
+    { connection, prefix, concurrency: 4, ...WORKER_RECOVERY },
   );
   controlWorker.on("failed", (job, error) => log.warn({ job: job?.name, err: error.message }, "job failed"));
-  controlWorker.on("error", (error) => log.warn({ err: error.message }, "worker error"));
+  watch.track(controlWorker);
 
   let rebuilding: Promise<Record<string, number> | null> | null = null;
   /**
@@ -210,7 +212,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     if (reconciling) return;
     reconciling = true;
     reconcile()
-      .catch((error: Error) => log.warn({ err: error.message }, "reconcile failed"))
+      .catch((error: Error) => watch.up && log.warn({ err: error.message }, "reconcile failed"))
       .finally(() => {
         reconciling = false;
       });
@@ -242,6 +244,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
       await Promise.all([tickThread.close(), controlWorker.close()]);
       await Promise.all([triggers.close(), control.close()]);
       redis.disconnect();
+      watch.close();
     },
   };
 }

@@ -2,12 +2,31 @@ import type { Queue } from "bullmq";
 import { jobId, schedulerId } from "../../policy/ids";
 import type { StoredTrigger } from "../../store/triggers";
 
+/**
+ * BullMQ's `every` counts from registration unless given an `offset`: with one, it fires at
+ * `floor(now / every) * every + offset` (the next such slot after now) and keeps that grid when it catches
+ * up after a stall. An offset of 0 means "none" to BullMQ (it fires at once and counts from there), so the
+ * epoch's own grid is asked for as an offset of one whole interval, which names the same slots.
+ */
+export const bullmqOffset = (everyMs: number, anchorOffsetMs: number): number => anchorOffsetMs || everyMs;
+
 /** Upserts the trigger's BullMQ job scheduler; it only says "due at T", the database decides the rest. */
 export async function scheduleTrigger(queue: Queue, trigger: StoredTrigger): Promise<void> {
+  const id = schedulerId(trigger.id);
   const repeat = trigger.everyMs
-    ? { every: trigger.everyMs }
+    ? { every: trigger.everyMs, offset: bullmqOffset(trigger.everyMs, trigger.anchorOffsetMs) }
     : { pattern: trigger.cron!, ...(trigger.tz ? { tz: trigger.tz } : {}) };
-  await queue.upsertJobScheduler(schedulerId(trigger.id), repeat, {
+  if (trigger.everyMs) {
+    // An upsert keeps a scheduler's next slot when its interval is unchanged, so one left on another grid
+    // (a changed anchor, or one registered before slots were anchored) is replaced rather than updated.
+    const existing = await queue.getJobScheduler(id);
+    const next = existing?.next;
+    if (existing && Number(existing.every) === trigger.everyMs && next != null) {
+      if ((((next - trigger.anchorOffsetMs) % trigger.everyMs) + trigger.everyMs) % trigger.everyMs !== 0)
+        await queue.removeJobScheduler(id);
+    }
+  }
+  await queue.upsertJobScheduler(id, repeat, {
     name: "fire",
     data: { triggerId: trigger.id },
     opts: { removeOnComplete: true, removeOnFail: 1000 },

@@ -3,7 +3,7 @@
 // rules and no state. Plain JavaScript so that it loads the same way under tsx, vitest and node.
 
 import { parentPort, workerData } from "node:worker_threads";
-import { Worker } from "bullmq";
+import { isNotConnectionError, Worker } from "bullmq";
 
 const { redisUrl, prefix, concurrency } = workerData;
 const waiting = new Map();
@@ -48,7 +48,9 @@ const workers = Array.from(
       // Auto-pipelining: a committed batch completes its jobs in one turn, and their moveToFinished calls then
       // reach Redis in one write instead of one each (Redis CPU per gated delivery fell about a tenth).
       {
-        connection: { url: redisUrl, enableAutoPipelining: true },
+        // Reconnect and resume quickly (see redis-watch.ts: the same numbers; a function cannot cross threads).
+        connection: { url: redisUrl, enableAutoPipelining: true, retryStrategy: (n) => Math.min(50 * n, 250) },
+        runRetryDelay: 250,
         prefix,
         // The slots split exactly: the thread never has more than `concurrency` jobs in flight.
         concurrency: Math.floor(concurrency / WORKERS) + (i < concurrency % WORKERS ? 1 : 0),
@@ -61,7 +63,8 @@ Promise.all(workers.map((worker) => worker.waitUntilReady())).then(
 );
 for (const worker of workers) {
   worker.on("failed", (job, error) => parentPort.postMessage({ log: { job: job?.name, err: error.message } }));
-  worker.on("error", (error) => parentPort.postMessage({ log: { err: error.message } }));
+  // A lost connection is reported once by the bot's Redis watch, not once per failed reconnect here.
+  worker.on("error", (error) => isNotConnectionError(error) && parentPort.postMessage({ log: { err: error.message } }));
 }
 
 parentPort.on("message", async (message) => {

@@ -119,7 +119,7 @@ export async function recordTicks(
 const TRIGGERS_IN = sqlText(
   (
     d,
-  ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
+  ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
   FROM "Trigger" WHERE "id" IN ${d.list}`,
 );
 const INSERT_OCCURRENCE = sqlText(

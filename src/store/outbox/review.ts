@@ -19,6 +19,31 @@ export async function listOutbox(
   return rows as OutboxItem[];
 }
 
+/** Which NEEDS_REVIEW items a bulk reconcile takes: all of the tenant's, narrowed by each filter given. */
+export interface ReviewFilter {
+  agentId?: string;
+  destination?: string;
+  /** Only items planned before this time. */
+  createdBefore?: Date;
+  limit: number;
+}
+
+/** The tenant's NEEDS_REVIEW items that match, oldest first (reading only; each is then reconciled alone). */
+export async function findReviewItems(db: Db, tenantId: string, filter: ReviewFilter): Promise<OutboxItem[]> {
+  const rows = await db.outboxItem.findMany({
+    where: {
+      tenantId,
+      state: "NEEDS_REVIEW",
+      ...(filter.agentId ? { agentId: filter.agentId } : {}),
+      ...(filter.destination ? { destination: filter.destination } : {}),
+      ...(filter.createdBefore ? { createdAt: { lt: filter.createdBefore } } : {}),
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: filter.limit,
+  });
+  return rows as OutboxItem[];
+}
+
 /** The latest outbox item of a run: its delivery state, kept apart from the approval state. */
 export async function findRunDelivery(db: Db, runId: string): Promise<OutboxItem | null> {
   const row = await db.outboxItem.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });

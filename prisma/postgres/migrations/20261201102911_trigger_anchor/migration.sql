@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Trigger" ADD COLUMN     "anchorOffsetMs" INTEGER NOT NULL DEFAULT 0;

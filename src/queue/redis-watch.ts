@@ -1,0 +1,99 @@
+import { isNotConnectionError } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+
+/**
+ * How soon a lost Redis connection is tried again. BullMQ's own defaults back off to 20 s between
+ * reconnects and wait 15 s (`runRetryDelay`) before a worker's loop tries again after a connection error,
+ * which left 16 s without ticks after Redis came back; Redis is local and only carries timing, so a
+ * quarter second is cheap.
+ */
+export const RECONNECT_MS = 250;
+export const reconnectStrategy = (times: number): number => Math.min(50 * times, RECONNECT_MS);
+
+/** Connection options for every BullMQ Queue and Worker and every ioredis client of the bot. */
+export const redisConnection = (url: string): { url: string; retryStrategy: (times: number) => number } => ({
+  url,
+  retryStrategy: reconnectStrategy,
+});
+
+/** Worker options that let a worker's loop resume as soon as its connection is back. */
+export const WORKER_RECOVERY = { runRetryDelay: RECONNECT_MS } as const;
+
+type ErrorSource = { on(event: "error", listener: (error: Error) => void): unknown };
+
+export interface RedisWatch {
+  /**
+   * Takes the `error` events of Queues, Workers and ioredis clients: without a listener BullMQ prints each
+   * one as a raw stack on stderr. A connection error is the outage this watch reports once; any other
+   * error is one structured warn line.
+   */
+  track(...sources: ErrorSource[]): void;
+  /** Whether Redis answered last time the watch looked. */
+  readonly up: boolean;
+  close(): void;
+}
+
+interface Shared {
+  users: number;
+  up: boolean;
+  client: Redis;
+  log: Logger;
+}
+
+const shared = new Map<string, Shared>();
+
+/**
+ * One watch per Redis URL in the process, shared by everything that connects there, so an outage is one
+ * warn line when Redis goes ("redis is unreachable") and one when it answers again ("redis is back"),
+ * however many connections notice it. Its own connection decides both.
+ */
+export function watchRedis(url: string, log: Logger): RedisWatch {
+  let state = shared.get(url);
+  if (!state) {
+    const client = new Redis(url, { retryStrategy: reconnectStrategy, maxRetriesPerRequest: null });
+    const created: Shared = { users: 0, up: true, client, log };
+    let downSince = 0;
+    const down = (error?: Error) => {
+      if (!created.up) return;
+      created.up = false;
+      downSince = Date.now();
+      created.log.warn({ err: error ? errorCode(error) : "connection closed" }, "redis is unreachable");
+    };
+    client.on("error", (error: Error) => down(error));
+    client.on("close", () => down());
+    client.on("ready", () => {
+      if (created.up) return;
+      created.up = true;
+      created.log.warn({ downMs: Date.now() - downSince }, "redis is back");
+    });
+    state = created;
+    shared.set(url, state);
+  }
+  const mine = state;
+  mine.users++;
+  let closed = false;
+  return {
+    track(...sources) {
+      for (const source of sources) {
+        source.on("error", (error: Error) => {
+          if (isNotConnectionError(error)) mine.log.warn({ err: error.message }, "redis command failed");
+        });
+      }
+    },
+    get up() {
+      return mine.up;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      if (--mine.users > 0) return;
+      shared.delete(url);
+      mine.client.removeAllListeners("close");
+      mine.client.removeAllListeners("ready");
+      mine.client.disconnect();
+    },
+  };
+}
+
+const errorCode = (error: Error): string => (error as { code?: string }).code ?? error.message;
