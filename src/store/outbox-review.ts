@@ -1,24 +1,6 @@
 import type { Db } from "./client";
 import type { OutboxItem, OutboxState } from "./outbox";
 
-/** A tenant's outbox items, newest first, optionally of one state. */
-export async function listOutbox(
-  db: Db,
-  tenantId: string,
-  filter: { state?: OutboxState; agentId?: string; limit: number },
-): Promise<OutboxItem[]> {
-  const rows = await db.outboxItem.findMany({
-    where: {
-      tenantId,
-      ...(filter.state ? { state: filter.state } : {}),
-      ...(filter.agentId ? { agentId: filter.agentId } : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    take: filter.limit,
-  });
-  return rows as OutboxItem[];
-}
-
 /** The latest outbox item of a run: its delivery state, kept apart from the approval state. */
 export async function findRunDelivery(db: Db, runId: string): Promise<OutboxItem | null> {
   const row = await db.outboxItem.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { declareDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 
@@ -27,6 +28,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
       ["al", "all"],
       ["co", "coalesce"],
     ]) {
+      await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
       await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
         key,
         every: 200,
@@ -89,6 +91,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
   it("notices a FLUSHALL while running and rebuilds its schedules without a restart", async () => {
     redis = await startPrivateRedis();
     h = await createHeldHarness("sqlite", { redisUrl: redis.url });
+    await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/live`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "live",
       every: 200,

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { openStore } from "../../src/store/client";
 import { type BotProcess, spawnBot } from "../support/bot-process";
 import { startEffectReceiver } from "../support/effect-receiver";
@@ -23,7 +24,14 @@ const api = (bot: BotProcess, method: string, url: string, body?: unknown) =>
 describe("a kill during a release", () => {
   it("releases every held occurrence exactly once across a SIGKILL between batches and a restart", async () => {
     const receiver = await startEffectReceiver();
+    // The example directory, with the receiver's URLs declared for ops-agent and a test-speed interval.
+    const config = parseYaml(fs.readFileSync("holdfast.example.yaml", "utf8"));
+    const agent = config.tenants.acme.agents["ops-agent"];
+    for (const key of ["a1", "a2", "c1"]) agent.destinations[`${receiver.url}/${key}`] = "none";
+    agent.limits = { minInterval: 50 };
+    fs.writeFileSync(path.join(dir, "holdfast.yaml"), stringifyYaml(config));
     const env = {
+      HOLDFAST_CONFIG: path.join(dir, "holdfast.yaml"),
       DATABASE_URL: `file:${path.join(dir, "holdfast.db")}`,
       REDIS_URL,
       HOLDFAST_QUEUE_PREFIX: `hf-kill-${crypto.randomUUID().slice(0, 8)}`,

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { listOutbox } from "../../store/outbox-review";
+import { outboxPage } from "../../store/pages";
 import type { HandlerContext } from "../context";
 import { reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
 import { agentOfTenant, authenticateUser } from "./auth";
 import { ApiError } from "./errors";
+import { decodeCursor, PageQuery, pageAnswer } from "./paging";
 import { parseBody } from "./validate";
 
 const STATES = ["PLANNED", "DISPATCHED", "ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"] as const;
@@ -14,9 +15,12 @@ const ListQuery = z
   .object({
     state: z.enum(STATES).optional(),
     agent: z.string().min(1).optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
+    ...PageQuery,
   })
   .strict();
+
+/** An outbox page's cursor: the last item's creation time and key. */
+const OutboxCursor = z.object({ createdAt: z.iso.datetime().transform((s) => new Date(s)), id: z.string() }).strict();
 
 const ReconcileBody = z
   .object({
@@ -33,8 +37,14 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
     const user = await authenticateUser(db, request);
     const query = parseBody(ListQuery, request.query);
     const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
-    const items = await listOutbox(db, user.tenantId, { state: query.state, agentId: agent?.id, limit: query.limit });
-    return { items: items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId })) };
+    const page = await outboxPage(db, user.tenantId, {
+      state: query.state,
+      agentId: agent?.id,
+      limit: query.limit,
+      after: decodeCursor(OutboxCursor, query.cursor),
+    });
+    const items = page.items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId }));
+    return pageAnswer(items, page.next);
   });
 
   app.post("/v1/outbox/:key/reconcile", async (request) => {
