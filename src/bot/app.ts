@@ -1,14 +1,17 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { httpTransport } from "../queue/delivery/http-transport";
 import { connectRedis, type RedisHandle } from "../queue/redis";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
+import { conversationPoster } from "./chat/conversation";
 import { startChat } from "./chat-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
+import { unsignedAgents } from "./config/outbound-config";
 import type { HandlerContext } from "./context";
 import { crashHook } from "./crash-hook";
 import { HoldfastEvents } from "./events";
@@ -53,6 +56,8 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
   try {
     await syncDirectory(store.db, directory);
     log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
+    for (const agent of unsignedAgents(directory))
+      log.warn({ agent }, "agent has no signingSecret: its deliveries carry no webhook-signature");
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
@@ -68,16 +73,19 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
     // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    const transport = httpTransport(undefined, directory.signingKeys);
+    cleanups.unshift(async () => transport.close?.());
     const held = await startHeld(ctx, {
       redisUrl: redis.url,
       prefix: env.HOLDFAST_QUEUE_PREFIX,
       crashAt: env.HOLDFAST_CRASH_AT,
       releaseBatch: env.HOLDFAST_RELEASE_BATCH,
-      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS },
+      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
     });
     cleanups.unshift(() => held.stop());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
-    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http });
+    const postConversation = conversationPoster(directory.signingKeys);
+    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
     cleanups.unshift(() => chat.stop());
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());

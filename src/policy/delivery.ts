@@ -82,7 +82,7 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, jitter = 0): 
 export type AttemptOutcome =
   | { kind: "acknowledged"; status: number }
   | { kind: "retryable"; status?: number; error?: string }
-  | { kind: "rejected"; status: number }
+  | { kind: "rejected"; status: number /** Set when nothing was sent (status 0): why. */; error?: string }
   | { kind: "uncertain"; error: string };
 
 /** 2xx acknowledges; 408, 429 and 5xx are worth another try with the same key; other 4xx are final. */

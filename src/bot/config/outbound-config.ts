@@ -3,6 +3,8 @@ import path from "node:path";
 import { z } from "zod";
 import { refusalWords, urlRefusal } from "../../policy/addresses.mjs";
 import { parseContract, parseDurationMs } from "../../policy/delivery";
+import type { DirectorySpec } from "../../store/directory";
+import { agentId } from "../../store/directory";
 import { ConfigError } from "./env";
 
 /**
@@ -108,4 +110,11 @@ export function readSigningKey(
   const key = decodeSigningSecret(text);
   if (!key) throw new ConfigError(`${field}File: the file does not hold 'whsec_' and base64 of 24 to 64 bytes`);
   return key;
+}
+
+/** The agents whose deliveries go out unsigned (said once per agent in the start log). */
+export function unsignedAgents(directory: DirectorySpec & { signingKeys: ReadonlyMap<string, Buffer> }): string[] {
+  return directory.tenants.flatMap((t) =>
+    t.agents.map((a) => agentId(t.id, a.name)).filter((id) => !directory.signingKeys.has(id)),
+  );
 }

@@ -112,7 +112,12 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
           await observe(claim.item);
         return;
       case "rejected":
-        await markSettled(db, claim, "FAILED", `HTTP ${outcome.status} at ${at.toISOString()}: rejected`);
+        await markSettled(
+          db,
+          claim,
+          "FAILED",
+          `${outcome.error ?? `HTTP ${outcome.status}`} at ${at.toISOString()}: rejected`,
+        );
         return;
       case "retryable":
       case "uncertain": {
