@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { planDelivery } from "../../src/store/outbox";
-import { declareDestinations } from "../support/declared";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
@@ -60,7 +60,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
     const until = new Date(Date.now() + 1200).toISOString();
     const paused = await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation", until });
     expect(paused.json).toMatchObject({ state: "PAUSED", until });
-    await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "tick",
       every: 200,
@@ -86,7 +86,7 @@ describe("pause as a suspension, automatic resume and tenant-wide holds (sqlite)
 
   it("holds every agent of a tenant under a tenant-wide pause and releases on the tenant's resume", async () => {
     h = await createHeldHarness("sqlite");
-    await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "tick",
       every: 200,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
-import { declareDestinations } from "../support/declared";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
@@ -13,7 +13,7 @@ describe.each(PROVIDERS)("held cadence triggers on %s", (provider) => {
   afterEach(() => h.close());
 
   const register = async (key: string, misfire: string, extra: Record<string, unknown> = {}) => {
-    await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
     return h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key,
       every: 200,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
-import { declareDestinations } from "../support/declared";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT_KEY = "demo-key-acme-ops-agent-0007";
@@ -159,7 +159,7 @@ describe.each(PROVIDERS)("awaited inbound events and named checkpoints on %s", (
     expect(member.json.error).toBe("forbidden");
     expect(await counts()).toEqual({ inbox: 0, runs: 0 });
     expect(await h.ctx.store.db.trigger.count()).toBe(0);
-    await declareDestinations(h.ctx.store.db, "acme:ops-agent", ["http://127.0.0.1:9/brief"]);
+    await allowTriggerDestinations(h.ctx.store.db, "acme:ops-agent", ["http://127.0.0.1:9/brief"]);
     const cron = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "daily",
       cron: "0 9 * * *",

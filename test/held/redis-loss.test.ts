@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { declareDestinations } from "../support/declared";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 
@@ -28,7 +28,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
       ["al", "all"],
       ["co", "coalesce"],
     ]) {
-      await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
+      await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
       await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
         key,
         every: 200,
@@ -91,7 +91,7 @@ describe("Redis is not the source of truth (sqlite, a private redis-server)", ()
   it("notices a FLUSHALL while running and rebuilds its schedules without a restart", async () => {
     redis = await startPrivateRedis();
     h = await createHeldHarness("sqlite", { redisUrl: redis.url });
-    await declareDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/live`]);
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/live`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "live",
       every: 200,

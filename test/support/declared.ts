@@ -4,7 +4,7 @@ import type { Db } from "../../src/store/client";
  * Declares destinations for an agent in its synced settings, as a directory file listing them would, and
  * lowers its minimum trigger interval for tests that tick every 200 ms (the default is 1 s).
  */
-export async function declareDestinations(
+export async function allowTriggerDestinations(
   db: Db,
   agentId: string,
   urls: string[],

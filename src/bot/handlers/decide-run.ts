@@ -1,13 +1,14 @@
 import type { DecisionAction, DecisionResult, RejectReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
 import { actionKey } from "../../policy/digest";
+import { runName } from "../../policy/run-ids";
 import { commitDecision, findDecisionEvent } from "../../store/decisions";
 import type { KnownUser } from "../../store/directory";
 import { findAgentById } from "../../store/directory";
 import { findRun, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
-import { type RunView, runView } from "./run-view";
+import { type RunView, runView, seesDeliveryDetail } from "./run-view";
 
 /** One approve/deny, from the API or a chat button. The actor is the authenticated user, never the payload. */
 export interface DecideRunCommand {
@@ -38,12 +39,16 @@ export async function decideRun(ctx: HandlerContext, command: DecideRunCommand):
     if (outcome !== "lost") {
       const { result, reason } = typeof outcome === "string" ? { result: outcome, reason: undefined } : outcome;
       ctx.log.info({ run: run.id, event: command.eventId, actor: command.actor.id, result }, "decision");
-      const view = await runView(db, (await findRun(db, run.id))!);
+      const detail = await seesDeliveryDetail(db, command.actor, run.agentId);
+      const view = await runView(db, (await findRun(db, run.id))!, detail);
       return reason ? { result, run: view, reason } : { result, run: view };
     }
   }
   const run = (await findRun(db, command.runId))!;
-  return { result: "invalid_state", run: await runView(db, run) };
+  return {
+    result: "invalid_state",
+    run: await runView(db, run, await seesDeliveryDetail(db, command.actor, run.agentId)),
+  };
 }
 
 async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRunCommand) {
@@ -87,7 +92,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
           destination: run.destination,
           contract: contract ?? "none",
           payload: {
-            run: run.id,
+            run: runName(run.tenantId, run.id),
             operation: run.operation,
             version: run.version,
             digest: run.digest,

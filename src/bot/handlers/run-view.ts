@@ -1,10 +1,12 @@
+import { deliveryClass } from "../../policy/delivery-class";
+import { runName } from "../../policy/run-ids";
 import type { Db } from "../../store/client";
 import { findDeciding } from "../../store/decisions";
-import { userName } from "../../store/directory";
+import { type KnownUser, userName } from "../../store/directory";
 import type { OutboxItem } from "../../store/outbox";
 import { findRunDelivery } from "../../store/outbox-review";
 import type { RunRecord } from "../../store/runs";
-import { userNames } from "../../store/users";
+import { agentsLedBy, userNames } from "../../store/users";
 
 /** What an agent, a reviewer or a chat card sees of an outbox item. */
 export interface DeliveryView {
@@ -40,7 +42,16 @@ export interface RunView {
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function deliveryView(item: OutboxItem): DeliveryView {
+/**
+ * Whether a user sees the full `lastResult` of an agent's deliveries: its principal and admins do; other
+ * members, reviewers and the agent's own key see the class of failure only.
+ */
+export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: string): Promise<boolean> {
+  return user.isAdmin || (await agentsLedBy(db, user.id)).has(agentId);
+}
+
+/** `detail`: the full last result (principal, admin), or only its class. */
+export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
   return {
     key: item.id,
     state: item.state,
@@ -50,14 +61,14 @@ export function deliveryView(item: OutboxItem): DeliveryView {
     attempts: item.attempts,
     firstDispatchedAt: iso(item.firstDispatchedAt),
     lastAttemptAt: iso(item.lastAttemptAt),
-    lastResult: item.lastResult,
+    lastResult: detail ? item.lastResult : deliveryClass(item.state, item.lastResult),
     observedAt: iso(item.observedAt),
   };
 }
 
 const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
 
-export async function runView(db: Db, run: RunRecord): Promise<RunView> {
+export async function runView(db: Db, run: RunRecord, detail = false): Promise<RunView> {
   const [deciding, delivery, names] = await Promise.all([
     findDeciding(db, run.id),
     findRunDelivery(db, run.id),
@@ -65,7 +76,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
   ]);
   const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
   return {
-    id: run.id,
+    id: runName(run.tenantId, run.id),
     agent: agentName(run.agentId),
     operation: run.operation,
     destination: run.destination,
@@ -87,7 +98,7 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
           },
         }
       : {}),
-    ...(delivery ? { delivery: deliveryView(delivery) } : {}),
+    ...(delivery ? { delivery: deliveryView(delivery, detail) } : {}),
     updatedAt: run.updatedAt.toISOString(),
   };
 }

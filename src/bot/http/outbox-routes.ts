@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { runName } from "../../policy/run-ids";
 import { outboxPage } from "../../store/pages";
+import { agentsLedBy } from "../../store/users";
 import type { HandlerContext } from "../context";
 import { reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
@@ -43,7 +45,12 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
       limit: query.limit,
       after: decodeCursor(OutboxCursor, query.cursor),
     });
-    const items = page.items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId }));
+    const led = user.isAdmin ? null : await agentsLedBy(db, user.id);
+    const items = page.items.map((item) => ({
+      ...deliveryView(item, led === null || led.has(item.agentId)),
+      kind: item.kind,
+      runId: item.runId && runName(item.tenantId, item.runId),
+    }));
     return pageAnswer(items, page.next);
   });
 
