@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { httpTransport } from "../queue/delivery/http-transport";
 import { connectRedis, type RedisHandle } from "../queue/redis";
+import { startRetention } from "../queue/retention";
 import { openStore, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
 import { migrateDatabase } from "../store/migrate";
@@ -83,6 +84,9 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
     });
     cleanups.unshift(() => held.stop());
+    const prefix = env.HOLDFAST_QUEUE_PREFIX;
+    const retention = await startRetention({ store, redisUrl: redis.url, prefix, log, now, ...directory.retention });
+    cleanups.unshift(() => retention.close());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
     const postConversation = conversationPoster(directory.signingKeys);
     const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
