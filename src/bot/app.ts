@@ -16,6 +16,7 @@ import { unsignedAgents } from "./config/outbound-config";
 import type { HandlerContext } from "./context";
 import { crashHook } from "./crash-hook";
 import { HoldfastEvents } from "./events";
+import { alignTriggersWithConfig } from "./handlers/trigger-config";
 import { startHeld } from "./held-wiring";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
@@ -74,6 +75,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
     // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    await alignTriggersWithConfig(ctx);
     const transport = httpTransport(undefined, directory.signingKeys);
     cleanups.unshift(async () => transport.close?.());
     const held = await startHeld(ctx, {

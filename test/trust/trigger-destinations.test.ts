@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { alignTriggersWithConfig } from "../../src/bot/handlers/trigger-config";
 import { type ConfigHarness, createConfigHarness } from "../support/config-harness";
 import { PROVIDERS } from "../support/databases";
 
@@ -118,5 +119,39 @@ describe.each(PROVIDERS)("trigger destinations, contracts and quotas on %s", (pr
     const bad = await h.call("GET", "/v1/agents/bot/triggers?cursor=bm9wZQ", MIA);
     expect(bad.json).toMatchObject({ error: "invalid_body", field: "cursor" });
     expect((await h.call("GET", "/v1/agents/bot/triggers?limit=501", MIA)).status).toBe(400);
+  });
+});
+
+describe.each(PROVIDERS)("triggers stored before their destination's entry changed, on %s", (provider) => {
+  it("at start, removes a trigger whose destination is not declared and takes up the config's contract", async () => {
+    const h = await createConfigHarness(provider, config);
+    try {
+      const db = h.ctx.store.db;
+      const base = { tenantId: "acme", agentId: "acme:bot", everyMs: 60_000, payload: "null", misfire: "coalesce" };
+      await db.trigger.create({
+        data: { ...base, id: "acme:bot:legacy", key: "legacy", destination: "http://2852039166/" },
+      });
+      await db.trigger.create({
+        data: { ...base, id: "acme:bot:kept", key: "kept", destination: DECLARED, contract: "none" },
+      });
+      await db.occurrence.create({
+        data: {
+          id: "o1",
+          triggerId: "acme:bot:legacy",
+          tenantId: "acme",
+          agentId: "acme:bot",
+          dueAt: new Date(),
+          state: "HELD",
+        },
+      });
+      expect(await alignTriggersWithConfig(h.ctx)).toEqual({ updated: 1, removed: 1 });
+      expect(await db.trigger.findMany({ select: { id: true, contract: true } })).toEqual([
+        { id: "acme:bot:kept", contract: "key-retained 24h" },
+      ]);
+      expect(await db.occurrence.findUnique({ where: { id: "o1" } })).toMatchObject({ state: "SKIPPED" });
+      expect(await alignTriggersWithConfig(h.ctx)).toEqual({ updated: 0, removed: 0 });
+    } finally {
+      await h.close();
+    }
   });
 });
