@@ -1,5 +1,6 @@
 // The delivery POSTs, on a thread of their own (started by http-transport.ts). Plain JavaScript so that it
-// loads the same way under tsx, vitest and node. It only sends and reports: no state, no rules.
+// loads the same way under tsx, vitest and node. It sends, signs and reports, and keeps no state; the rules it
+// applies (the address rule, the signature) are the plain-JavaScript modules of src/policy.
 import crypto from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 import { Agent, errors } from "undici";
