@@ -3,18 +3,23 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { httpTransport } from "../queue/delivery/http-transport";
 import { connectRedis, type RedisHandle } from "../queue/redis";
+import { startRetention } from "../queue/retention";
 import { openStore, pingDatabase, type Store } from "../store/client";
 import { syncDirectory } from "../store/directory";
 import { agreedSetting } from "../store/leases";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
+import { conversationPoster } from "./chat/conversation";
 import { startChat } from "./chat-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
+import { unsignedAgents } from "./config/outbound-config";
 import type { HandlerContext } from "./context";
 import { crashHook } from "./crash-hook";
 import { HoldfastEvents } from "./events";
+import { alignTriggersWithConfig } from "./handlers/trigger-config";
 import { startHeld } from "./held-wiring";
 import { buildHttpServer, type HealthReport } from "./http/server";
 
@@ -57,6 +62,8 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
     await syncDirectory(store, directory);
     log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
+    for (const agent of unsignedAgents(directory))
+      log.warn({ agent }, "agent has no signingSecret: its deliveries carry no webhook-signature");
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
@@ -72,6 +79,9 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
     // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    await alignTriggersWithConfig(ctx);
+    const transport = httpTransport(undefined, directory.signingKeys);
+    cleanups.unshift(async () => transport.close?.());
     const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
     const held = await startHeld(ctx, {
       instanceId,
@@ -79,11 +89,15 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       prefix: env.HOLDFAST_QUEUE_PREFIX,
       crashAt: env.HOLDFAST_CRASH_AT,
       releaseBatch: env.HOLDFAST_RELEASE_BATCH,
-      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS },
+      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
     });
     cleanups.unshift(() => held.stop());
+    const prefix = env.HOLDFAST_QUEUE_PREFIX;
+    const retention = await startRetention({ store, redisUrl: redis.url, prefix, log, now, ...directory.retention });
+    cleanups.unshift(() => retention.close());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
-    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http });
+    const postConversation = conversationPoster(directory.signingKeys);
+    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
     cleanups.unshift(() => chat.stop());
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());

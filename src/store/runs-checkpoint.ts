@@ -26,7 +26,7 @@ export async function applyStateDelta(
 ): Promise<DeltaResult> {
   const run = await tx.run.findUnique({ where: { id: delta.runId } });
   if (run && run.agentId !== agent.id) {
-    return { ok: false, code: "invalid_transition", why: `run ${delta.runId} belongs to another agent` };
+    return { ok: false, code: "invalid_transition", why: "the run belongs to another agent" };
   }
   const verdict = decideCheckpoint(sequence, run?.checkpoint ?? null, delta.checkpoint);
   if (!verdict.ok) return verdict;

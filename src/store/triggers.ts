@@ -44,6 +44,9 @@ const toStored = (row: Row): StoredTrigger => ({
   createdAt: row.createdAt,
 });
 
+/** One row mapper for every reader of triggers (the paged list in pages.ts too). */
+export { toStored as toStoredTrigger };
+
 export const cadenceOf = (t: Pick<TriggerSpec, "everyMs" | "anchorOffsetMs" | "cron" | "tz">): Cadence =>
   t.everyMs
     ? { kind: "every", everyMs: t.everyMs, offsetMs: t.anchorOffsetMs }
@@ -76,6 +79,10 @@ export async function upsertTrigger(db: Db, spec: TriggerSpec, now: Date): Promi
 
 export async function listTriggers(db: Db, agentId: string): Promise<StoredTrigger[]> {
   return (await db.trigger.findMany({ where: { agentId }, orderBy: { key: "asc" } })).map(toStored);
+}
+
+export async function countTriggers(db: Db, agentId: string): Promise<number> {
+  return db.trigger.count({ where: { agentId } });
 }
 
 export async function allTriggers(db: Db): Promise<StoredTrigger[]> {

@@ -14,3 +14,9 @@ export async function userNames(db: Db, ids: readonly string[]): Promise<Map<str
   const rows = await db.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, name: true } });
   return new Map(rows.map((r) => [r.id, r.name]));
 }
+
+/** The agents this user is principal of (they see their deliveries' full results). */
+export async function agentsLedBy(db: Db, userId: string): Promise<Set<string>> {
+  const rows = await db.agentRole.findMany({ where: { userId, role: "principal" }, select: { agentId: true } });
+  return new Set(rows.map((r) => r.agentId));
+}

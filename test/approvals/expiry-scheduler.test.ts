@@ -33,7 +33,8 @@ describe("expiry by the trusted scheduler (BullMQ delayed jobs)", () => {
     redis.disconnect();
   });
 
-  const stateOf = async (id: string) => (await h.ctx.store.db.run.findUniqueOrThrow({ where: { id } })).state;
+  const stateOf = async (id: string) =>
+    (await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: `acme:${id}` } })).state;
 
   it("expires a run at its deadline, and rebuilds the schedule from the database at start", async () => {
     // Created while no scheduler runs (as if Redis had lost the job): found again at start.
@@ -49,7 +50,7 @@ describe("expiry by the trusted scheduler (BullMQ delayed jobs)", () => {
     expect((await h.call("POST", "/v1/runs/decided/decisions", "rita", body)).json.result).toBe("denied");
 
     await waitFor(async () => (await stateOf("early")) === "expired" && (await stateOf("later")) === "expired");
-    const expired = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: "later" } });
+    const expired = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: "acme:later" } });
     expect(expired.version).toBe(2);
     expect(await stateOf("decided")).toBe("denied");
     expect(await h.ctx.store.db.outboxItem.count()).toBe(0);

@@ -46,7 +46,7 @@ describe.each(PROVIDERS)("approved actions and the outbox API on %s", (provider)
     expect((await h.call("POST", "/v1/agents/ops-agent/resume", "alice", {})).status).toBe(200);
     while ((await worker.runOnce()) > 0);
     await worker.stop();
-    expect(receiver.calls.map((c) => c.key)).toEqual(["held-1:1:send-invoice"]);
+    expect(receiver.calls.map((c) => c.key)).toEqual(["acme:held-1:1:send-invoice"]);
     expect(receiver.calls[0]?.body).toMatchObject({ run: "held-1", operation: "send-invoice", version: 1 });
     expect((await h.call("GET", "/v1/runs/held-1", "rita")).json.delivery.state).toBe("ACKNOWLEDGED");
   });
@@ -58,12 +58,16 @@ describe.each(PROVIDERS)("approved actions and the outbox API on %s", (provider)
     while ((await worker.runOnce()) > 0);
     await worker.stop();
 
-    const listed = await h.call("GET", "/v1/outbox?state=NEEDS_REVIEW", "mia");
+    // The principal sees the full last result; a member only its class (design.md section 11).
+    expect((await h.call("GET", "/v1/outbox?state=NEEDS_REVIEW", "mia")).json.items[0].lastResult).toBe(
+      "outcome unknown",
+    );
+    const listed = await h.call("GET", "/v1/outbox?state=NEEDS_REVIEW", "alice");
     expect(listed.status).toBe(200);
     expect(listed.json.items).toHaveLength(1);
     const item = listed.json.items[0];
     expect(item).toMatchObject({
-      key: "unsure-1:1:send-invoice",
+      key: "acme:unsure-1:1:send-invoice",
       kind: "action",
       runId: "unsure-1",
       state: "NEEDS_REVIEW",
@@ -105,12 +109,12 @@ describe.each(PROVIDERS)("approved actions and the outbox API on %s", (provider)
     await approve("unsure-2");
     const worker = loop();
     while ((await worker.runOnce()) > 0);
-    const url = "/v1/outbox/unsure-2%3A1%3Asend-invoice/reconcile";
+    const url = "/v1/outbox/acme%3Aunsure-2%3A1%3Asend-invoice/reconcile";
     const res = await h.call("POST", url, "ada", { resolution: "retry", note: "checked: nothing arrived" });
     expect(res.json.state).toBe("PLANNED");
     while ((await worker.runOnce()) > 0);
     await worker.stop();
-    expect(receiver.calls.map((c) => c.key)).toEqual(["unsure-2:1:send-invoice", "unsure-2:1:send-invoice"]);
+    expect(receiver.calls.map((c) => c.key)).toEqual(["acme:unsure-2:1:send-invoice", "acme:unsure-2:1:send-invoice"]);
     expect((await h.call("GET", "/v1/outbox?state=ACKNOWLEDGED", "ada")).json.items).toHaveLength(1);
   });
 });

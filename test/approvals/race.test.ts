@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/bot/config/secrets";
 import { decideRun } from "../../src/bot/handlers/decide-run";
+import { runKey } from "../../src/policy/run-ids";
 import { findUserByKeyHash } from "../../src/store/directory";
 import { createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { createHarness, type Harness, KEYS } from "../support/harness";
@@ -27,7 +28,7 @@ describe("50 decisions in parallel on postgresql", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         decideRun(h.ctx, {
-          runId: run.id,
+          runId: runKey("acme", run.id),
           eventId: `click-${i}`,
           action: i % 2 ? "deny" : "approve",
           version: run.version,
@@ -40,10 +41,10 @@ describe("50 decisions in parallel on postgresql", () => {
     const winners = results.filter((r) => r === "approved" || r === "denied");
     expect(winners).toHaveLength(1);
     expect(results.filter((r) => r === "stale" || r === "invalid_state")).toHaveLength(49);
-    const stored = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    const stored = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: runKey("acme", run.id) } });
     expect({ state: stored.state, version: stored.version }).toEqual({ state: winners[0], version: 4 });
-    expect(await h.ctx.store.db.decisionEvent.count({ where: { runId: run.id } })).toBe(1);
-    expect(await outboxCount(h, run.id)).toBe(winners[0] === "approved" ? 1 : 0);
+    expect(await h.ctx.store.db.decisionEvent.count({ where: { runId: runKey("acme", run.id) } })).toBe(1);
+    expect(await outboxCount(h, runKey("acme", run.id))).toBe(winners[0] === "approved" ? 1 : 0);
   });
 
   it("answers the same event sent 20 times at once with one approval and duplicates", async () => {
@@ -54,7 +55,7 @@ describe("50 decisions in parallel on postgresql", () => {
     });
     const rita = (await findUserByKeyHash(h.ctx.store.db, hashKey(KEYS.rita)))!;
     const event = {
-      runId: run.id,
+      runId: runKey("acme", run.id),
       eventId: "retry-me",
       action: "approve" as const,
       version: 1,
@@ -64,6 +65,6 @@ describe("50 decisions in parallel on postgresql", () => {
     const results = (await Promise.all(Array.from({ length: 20 }, () => decideRun(h.ctx, event)))).map((o) => o.result);
     expect(results.filter((r) => r === "approved")).toHaveLength(1);
     expect(results.filter((r) => r === "duplicate")).toHaveLength(19);
-    expect(await outboxCount(h, run.id)).toBe(1);
+    expect(await outboxCount(h, runKey("acme", run.id))).toBe(1);
   });
 });

@@ -85,7 +85,7 @@ describe("the runs API", () => {
     expect((await h.call("POST", "/v1/runs/run-2/decisions", "rita", current)).json.result).toBe("approved");
     const late = await asAgent(h, "POST", "/v1/runs/run-2/packet", { packet: { x: 2 } });
     expect(late).toMatchObject({ status: 409, json: { error: "invalid_state" } });
-    expect(await h.ctx.store.db.packetVersion.count({ where: { runId: "run-2" } })).toBe(2);
+    expect(await h.ctx.store.db.packetVersion.count({ where: { runId: "acme:run-2" } })).toBe(2);
   });
 
   it("refuses a reviewer of another tenant with 404, and nothing changes", async () => {

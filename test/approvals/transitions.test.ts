@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expireRun } from "../../src/bot/handlers/expire-run";
+import { runKey } from "../../src/policy/run-ids";
 import { asAgent, createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
@@ -38,25 +39,25 @@ describe.each(PROVIDERS)("the approval transition table on %s", (provider) => {
       expect(answer.json.result).toBe(result);
       expect(answer.json.run).toMatchObject({ state, version });
     }
-    const stored = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    const stored = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: runKey("acme", run.id) } });
     expect({ state: stored.state, version: stored.version }).toEqual({ state, version });
-    expect(await outboxCount(h, run.id)).toBe(outbox);
+    expect(await outboxCount(h, runKey("acme", run.id))).toBe(outbox);
   }
 
   it("assigned reviewer approves before the deadline: approved, 4, one outbox row", async () => {
     const answer = await decideAs("rita", {});
     expect(answer.status).toBe(200);
     await expectRow("approved", "approved", 4, 1, answer);
-    const item = await h.ctx.store.db.outboxItem.findFirstOrThrow({ where: { runId: run.id } });
+    const item = await h.ctx.store.db.outboxItem.findFirstOrThrow({ where: { runId: runKey("acme", run.id) } });
     expect(item).toMatchObject({
-      id: "run-42:3:send-invoice",
+      id: "acme:run-42:3:send-invoice",
       kind: "action",
       state: "PLANNED",
       digest: run.digest,
       contract: "key-retained 24h",
     });
     expect(answer.json.run.decision).toMatchObject({ eventId: "click-1", action: "approve", by: "rita" });
-    expect(answer.json.run.delivery).toMatchObject({ key: "run-42:3:send-invoice", state: "PLANNED" });
+    expect(answer.json.run.delivery).toMatchObject({ key: "acme:run-42:3:send-invoice", state: "PLANNED" });
   });
 
   it("same event again: duplicate, approved 4, one outbox row", async () => {
@@ -99,11 +100,11 @@ describe.each(PROVIDERS)("the approval transition table on %s", (provider) => {
 
   it("scheduler expiry at the deadline: expired, 4, nothing queued", async () => {
     clock = new Date(DEADLINE.getTime() - 1);
-    expect(await expireRun(h.ctx, run.id)).toBe("not_due");
+    expect(await expireRun(h.ctx, runKey("acme", run.id))).toBe("not_due");
     clock = DEADLINE;
-    expect(await expireRun(h.ctx, run.id)).toBe("expired");
+    expect(await expireRun(h.ctx, runKey("acme", run.id))).toBe("expired");
     await expectRow("expired", "expired", 4, 0);
-    expect(await expireRun(h.ctx, run.id)).toBe("invalid_state");
+    expect(await expireRun(h.ctx, runKey("acme", run.id))).toBe("invalid_state");
     const view = await asAgent(h, "GET", `/v1/runs/${run.id}`);
     expect(view.json.decision).toMatchObject({ action: "expire", result: "expired", by: null });
   });

@@ -4,6 +4,7 @@ import { HoldfastEvents } from "../../src/bot/events";
 import { createRunForAgent } from "../../src/bot/handlers/create-run";
 import { decideRun } from "../../src/bot/handlers/decide-run";
 import { expireRun } from "../../src/bot/handlers/expire-run";
+import { runKey } from "../../src/policy/run-ids";
 import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory";
 import { buttonInteraction, type DiscordFake, discordMessage, startDiscordFake } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
@@ -113,7 +114,7 @@ describe("approval cards on all three platforms at once", () => {
       body: JSON.stringify(update),
     });
     expect(answer.status).toBe(200);
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
 
     expect(await decisionRows(h, run.id)).toMatchObject([
       { eventId: "telegram:cbq-all-1", actorId: "acme:rita", result: "approved" },
@@ -145,8 +146,8 @@ describe("approval cards on all three platforms at once", () => {
   test("expiry by the scheduler edits the cards on every platform", async () => {
     const run = await createRunWithCards(h, "all-expiry", { deadline: new Date(Date.now() + 60_000) });
     const later = { ...h.ctx, now: () => new Date(Date.now() + 120_000) };
-    expect(await expireRun(later, run.id)).toBe("expired");
-    await h.chat.cards.sync(run.id);
+    expect(await expireRun(later, runKey("acme", run.id))).toBe("expired");
+    await h.chat.cards.sync(runKey("acme", run.id));
     allThree(edits(), /Expired at .*no decision before the deadline/);
   });
 
@@ -209,7 +210,7 @@ describe("approval cards on all three platforms at once", () => {
     const note = await slack.waitFor((c) => c.path === "/response/all-slack");
     expect((note.json as { text: string }).text).toContain("(approved)");
     expect((await decisionRows(h, run.id)).map((d) => d.result)).toEqual(["approved"]);
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     allThree(edits(), /Approved by rita at/);
   });
 
@@ -238,7 +239,14 @@ describe("approval cards on all three platforms at once", () => {
     const unheard = { ...h.ctx, events: new HoldfastEvents() };
     const actor = (await findUserByIdentity(h.ctx.store.db, `telegram:${RITA.telegram}`))!;
     const { version, digest } = decided;
-    const decision = { runId: decided.id, eventId: "missed-1", action: "approve" as const, version, digest, actor };
+    const decision = {
+      runId: runKey("acme", decided.id),
+      eventId: "missed-1",
+      action: "approve" as const,
+      version,
+      digest,
+      actor,
+    };
     expect((await decideRun(unheard, decision)).result).toBe("approved");
     const created = await createRunForAgent(unheard, {
       agent: (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runKey } from "../../src/policy/run-ids";
 import {
   buttonInteraction,
   type DiscordFake,
@@ -100,7 +101,7 @@ describe("discord approval cards", () => {
     const ref = { channelId: card.row.channelId, messageId: card.row.messageId! };
     const first = await click(card.approve, RITA, ref);
     expect(first.note).toMatchObject({ content: expect.stringContaining("(approved)"), flags: 64 });
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     expect(await decisionRows(h, run.id)).toMatchObject([
       { eventId: `discord:${first.id}`, result: "approved", actorId: "acme:rita" },
     ]);
@@ -150,7 +151,7 @@ describe("discord approval cards", () => {
       body,
     });
     expect(forged.status).toBe(401);
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     expect(await runSnapshot(h, run.id)).toEqual(before);
   });
 });

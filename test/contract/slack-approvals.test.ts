@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runKey } from "../../src/policy/run-ids";
 import type { RecordedCall } from "../fakes/recording-http";
 import { blockActionsBody, postSigned, type SlackFake, slackArgs, startSlackFake } from "../fakes/slack-fake";
 import {
@@ -89,7 +90,7 @@ describe("slack approval cards", () => {
     const approved = await click("run.approve", card.approve);
     expect(approved.status).toBe(200);
     expect(approved.note).toMatch(/^Approved send-invoice \(version 1\).*\(approved\)$/);
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     expect(await decisionRows(h, run.id)).toMatchObject([{ actorId: "acme:rita", result: "approved", version: 1 }]);
     expect((await decisionRows(h, run.id))[0]!.eventId).toMatch(/^slack:trigger-\d+:\d+\.000001$/);
     expect(await outboxRows(h, run.id)).toHaveLength(1);
@@ -156,11 +157,11 @@ describe("slack approval cards", () => {
     const run = await createRunWithCards(h, "slack-crashed");
     const db = h.ctx.store.db;
     // As if the process died after claiming version 1's card and before posting it.
-    await db.chatCard.deleteMany({ where: { runId: run.id } });
-    const claim = { runId: run.id, version: 1, platform: "slack", channelId: RITA_DM };
+    await db.chatCard.deleteMany({ where: { runId: runKey("acme", run.id) } });
+    const claim = { runId: runKey("acme", run.id), version: 1, platform: "slack", channelId: RITA_DM };
     await db.chatCard.create({ data: { ...claim, messageId: null, createdAt: new Date(Date.now() - 120_000) } });
     const posts = postsTo(RITA_DM).length;
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     expect(postsTo(RITA_DM)).toHaveLength(posts + 1);
     expect(await cardRows(h, run.id)).toMatchObject([{ ...claim, shows: "open", messageId: expect.any(String) }]);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runKey } from "../../src/policy/run-ids";
 import { callbackQueryUpdate, startTelegramFake, type TelegramFake } from "../fakes/telegram-fake";
 import {
   cardRows,
@@ -76,7 +77,7 @@ describe("telegram approval cards", () => {
       callback_query_id: "cbq-tg-1",
       text: expect.stringContaining("(approved)"),
     });
-    await h.chat.cards.sync(run.id);
+    await h.chat.cards.sync(runKey("acme", run.id));
     expect(await decisionRows(h, run.id)).toMatchObject([{ eventId: "telegram:cbq-tg-1", result: "approved" }]);
     expect(await outboxRows(h, run.id)).toHaveLength(1);
     const edit = fake.callsTo("editMessageText").at(-1)!.json as Sent & { message_id: number };
@@ -131,7 +132,7 @@ describe("telegram approval cards", () => {
     } finally {
       refuse();
     }
-    await h.chat.cards.sync(run.id); // what the sweep does for runs with an open card
+    await h.chat.cards.sync(runKey("acme", run.id)); // what the sweep does for runs with an open card
     expect((await cardRows(h, run.id)).map((c) => c.shows)).toEqual(["denied"]);
     expect(String((fake.callsTo("editMessageText").at(-1)!.json as Sent).text)).toMatch(/Denied by rita at/);
   });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
@@ -64,6 +65,7 @@ describe.each(PROVIDERS)("pause as a suspension, automatic resume and tenant-wid
     const until = new Date(Date.now() + 1200).toISOString();
     const paused = await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation", until });
     expect(paused.json).toMatchObject({ state: "PAUSED", until });
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "tick",
       every: 200,
@@ -89,6 +91,7 @@ describe.each(PROVIDERS)("pause as a suspension, automatic resume and tenant-wid
 
   it("holds every agent of a tenant under a tenant-wide pause and releases on the tenant's resume", async () => {
     h = await createHeldHarness(provider);
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/tick`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "tick",
       every: 200,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
@@ -11,8 +12,9 @@ describe.each(PROVIDERS)("held cadence triggers on %s", (provider) => {
   });
   afterEach(() => h.close());
 
-  const register = (key: string, misfire: string, extra: Record<string, unknown> = {}) =>
-    h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
+  const register = async (key: string, misfire: string, extra: Record<string, unknown> = {}) => {
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
+    return h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key,
       every: 200,
       misfire,
@@ -20,6 +22,7 @@ describe.each(PROVIDERS)("held cadence triggers on %s", (provider) => {
       destination: `${h.receiver.url}/${key}`,
       ...extra,
     });
+  };
   const heldCount = async (key: string) =>
     h.ctx.store.db.occurrence.count({ where: { triggerId: `${AGENT}:${key}`, state: "HELD" } });
   const callsTo = (key: string) => h.receiver.calls.filter((c) => c.key.startsWith(`${AGENT}:${key}:`));

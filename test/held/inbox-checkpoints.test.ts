@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const AGENT_KEY = "demo-key-acme-ops-agent-0007";
@@ -158,6 +159,7 @@ describe.each(PROVIDERS)("awaited inbound events and named checkpoints on %s", (
     expect(member.json.error).toBe("forbidden");
     expect(await counts()).toEqual({ inbox: 0, runs: 0 });
     expect(await h.ctx.store.db.trigger.count()).toBe(0);
+    await allowTriggerDestinations(h.ctx.store.db, "acme:ops-agent", ["http://127.0.0.1:9/brief"]);
     const cron = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "daily",
       cron: "0 9 * * *",
@@ -170,7 +172,7 @@ describe.each(PROVIDERS)("awaited inbound events and named checkpoints on %s", (
       contract: "none",
       nextDueAt: expect.any(String),
     });
-    expect((await h.call("GET", "/v1/agents/ops-agent/triggers", "mia")).json.triggers).toHaveLength(1);
+    expect((await h.call("GET", "/v1/agents/ops-agent/triggers", "mia")).json.items).toHaveLength(1);
     expect((await h.call("DELETE", "/v1/agents/ops-agent/triggers/daily", "alice")).status).toBe(200);
     expect((await h.call("DELETE", "/v1/agents/ops-agent/triggers/daily", "alice")).status).toBe(404);
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 
@@ -28,6 +29,7 @@ describe.each(PROVIDERS)("Redis is not the source of truth (%s, a private redis-
       ["al", "all"],
       ["co", "coalesce"],
     ]) {
+      await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/${key}`]);
       await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
         key,
         every: 200,
@@ -90,6 +92,7 @@ describe.each(PROVIDERS)("Redis is not the source of truth (%s, a private redis-
   it("notices a FLUSHALL while running and rebuilds its schedules without a restart", async () => {
     redis = await startPrivateRedis();
     h = await createHeldHarness(provider, { redisUrl: redis.url });
+    await allowTriggerDestinations(h.ctx.store.db, AGENT, [`${h.receiver.url}/live`]);
     await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "live",
       every: 200,

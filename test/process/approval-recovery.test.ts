@@ -122,10 +122,10 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
     expect(await first.exited).toBeNull(); // killed by a signal
     const second = await start("before-commit.db");
     expect(await runOf(second, "r-before")).toMatchObject({ state: "waiting", version: 1 });
-    expect(callsFor("r-before:1:pay")).toBe(0);
+    expect(callsFor("acme:r-before:1:pay")).toBe(0);
     expect((await decide(second, "r-before", decision))?.json.result).toBe("approved");
     await delivered(second, "r-before");
-    await expectSettled(second, "r-before:1:pay");
+    await expectSettled(second, "acme:r-before:1:pay");
   });
 
   it("after the commit, before dispatch: the restarted bot delivers it once", async () => {
@@ -133,12 +133,12 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
     const decision = await createRun(first, "r-commit");
     expect(await decide(first, "r-commit", decision)).toBeNull();
     await first.exited;
-    expect(callsFor("r-commit:1:pay")).toBe(0);
+    expect(callsFor("acme:r-commit:1:pay")).toBe(0);
     const second = await start("after-commit.db");
     expect(await delivered(second, "r-commit")).toMatchObject({ state: "approved", version: 2 });
     expect((await decide(second, "r-commit", decision))?.json.result).toBe("duplicate");
-    await expectSettled(second, "r-commit:1:pay");
-    expect(callsFor("r-commit:1:pay")).toBe(1);
+    await expectSettled(second, "acme:r-commit:1:pay");
+    expect(callsFor("acme:r-commit:1:pay")).toBe(1);
   });
 
   it("after the receiver applied it, before the local acknowledgement: resent with the same key, applied once", async () => {
@@ -146,11 +146,11 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
     const decision = await createRun(first, "r-ack");
     await decide(first, "r-ack", decision); // may or may not answer before the delivery kills the process
     await first.exited;
-    expect(receiver.applied.get("r-ack:1:pay")).toBe(1);
+    expect(receiver.applied.get("acme:r-ack:1:pay")).toBe(1);
     const second = await start("before-ack.db");
     await delivered(second, "r-ack");
-    expect(callsFor("r-ack:1:pay")).toBe(2); // the retry inside the contract's window, deduplicated
-    await expectSettled(second, "r-ack:1:pay");
+    expect(callsFor("acme:r-ack:1:pay")).toBe(2); // the retry inside the contract's window, deduplicated
+    await expectSettled(second, "acme:r-ack:1:pay");
   });
 
   it("after everything was acknowledged: a restart sends nothing again", async () => {
@@ -163,7 +163,7 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
     const second = await start("after-ack.db");
     await new Promise((r) => setTimeout(r, 1500)); // longer than the lease: anything claimable would be claimed
     expect((await runOf(second, "r-done"))?.delivery.state).toBe("ACKNOWLEDGED");
-    expect(callsFor("r-done:1:pay")).toBe(1);
-    await expectSettled(second, "r-done:1:pay");
+    expect(callsFor("acme:r-done:1:pay")).toBe(1);
+    await expectSettled(second, "acme:r-done:1:pay");
   });
 });

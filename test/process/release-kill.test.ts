@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { openStore } from "../../src/store/client";
 import { type BotProcess, spawnBot } from "../support/bot-process";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
@@ -26,7 +27,14 @@ describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
     const receiver = await startEffectReceiver();
     const database = provider === "sqlite" ? null : await createTestDatabase(provider);
     await database?.store.close();
+    // The example directory, with the receiver's URLs declared for ops-agent and a test-speed interval.
+    const config = parseYaml(fs.readFileSync("holdfast.example.yaml", "utf8"));
+    const agent = config.tenants.acme.agents["ops-agent"];
+    for (const key of ["a1", "a2", "c1"]) agent.destinations[`${receiver.url}/${key}`] = "none";
+    agent.limits = { minInterval: 50 };
+    fs.writeFileSync(path.join(dir, "holdfast.yaml"), stringifyYaml(config));
     const env = {
+      HOLDFAST_CONFIG: path.join(dir, "holdfast.yaml"),
       DATABASE_URL: database?.url ?? `file:${path.join(dir, "holdfast.db")}`,
       REDIS_URL,
       HOLDFAST_QUEUE_PREFIX: `hf-kill-${crypto.randomUUID().slice(0, 8)}`,

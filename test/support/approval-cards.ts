@@ -1,7 +1,10 @@
+import { runKey } from "../../src/policy/run-ids";
 import { type ChatHarness, OPS_AGENT_KEY } from "./chat-harness";
 import { KEYS } from "./harness";
 
-// Runs created and decided through the bot's public HTTP API, and the rows the tests assert on.
+// Runs created and decided through the bot's public HTTP API, and the rows the tests assert on. Ids are the
+// API's (the caller's); the rows are keyed by the stored, tenant-scoped id.
+const stored = (id: string) => runKey("acme", id);
 
 export const DESTINATION = "http://127.0.0.1:4000/actions"; // declared for ops-agent in holdfast.example.yaml
 
@@ -30,7 +33,7 @@ export async function createRunWithCards(
     deadline: (options.deadline ?? new Date(Date.now() + 3_600_000)).toISOString(),
   });
   if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.json)}`);
-  await h.chat.cards.sync(id);
+  await h.chat.cards.sync(stored(id));
   return created.json as { id: string; version: number; digest: string };
 }
 
@@ -40,7 +43,7 @@ export async function saveChangedPacket(h: ChatHarness, id: string, amount: numb
     packet: { invoice: { amount, to: "acme-customer" }, evidence: ["quote.pdf"] },
   });
   if (saved.status !== 200) throw new Error(`save failed: ${JSON.stringify(saved.json)}`);
-  await h.chat.cards.sync(id);
+  await h.chat.cards.sync(stored(id));
   return saved.json as { version: number; digest: string };
 }
 
@@ -51,16 +54,21 @@ export async function decideThroughApi(
   as: keyof typeof KEYS = "rita",
 ) {
   const answer = await api(h, `/v1/runs/${id}/decisions`, KEYS[as], body);
-  await h.chat.cards.sync(id);
+  await h.chat.cards.sync(stored(id));
   return answer;
 }
 
-export const runRow = (h: ChatHarness, id: string) => h.ctx.store.db.run.findUniqueOrThrow({ where: { id } });
+export const runRow = (h: ChatHarness, id: string) =>
+  h.ctx.store.db.run.findUniqueOrThrow({ where: { id: stored(id) } });
 export const decisionRows = (h: ChatHarness, id: string) =>
-  h.ctx.store.db.decisionEvent.findMany({ where: { runId: id }, orderBy: { createdAt: "asc" } });
-export const outboxRows = (h: ChatHarness, id: string) => h.ctx.store.db.outboxItem.findMany({ where: { runId: id } });
+  h.ctx.store.db.decisionEvent.findMany({ where: { runId: stored(id) }, orderBy: { createdAt: "asc" } });
+export const outboxRows = (h: ChatHarness, id: string) =>
+  h.ctx.store.db.outboxItem.findMany({ where: { runId: stored(id) } });
 export const cardRows = (h: ChatHarness, id: string) =>
-  h.ctx.store.db.chatCard.findMany({ where: { runId: id }, orderBy: [{ version: "asc" }, { platform: "asc" }] });
+  h.ctx.store.db.chatCard.findMany({
+    where: { runId: stored(id) },
+    orderBy: [{ version: "asc" }, { platform: "asc" }],
+  });
 
 /** Everything a refused click must leave alone. */
 export async function runSnapshot(h: ChatHarness, id: string) {

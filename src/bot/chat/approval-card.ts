@@ -1,3 +1,4 @@
+import { runName } from "../../policy/run-ids";
 import type { RunRecord } from "../../store/runs";
 import type { Card } from "./types";
 import { when } from "./words";
@@ -59,7 +60,7 @@ export function packetSummary(packetJson: string): { summary: string[]; evidence
 /** What a card is drawn from: the run, with the packet of the card's own version. */
 export type CardRun = Pick<
   RunRecord,
-  "id" | "operation" | "destination" | "version" | "digest" | "packet" | "deadline"
+  "id" | "tenantId" | "operation" | "destination" | "version" | "digest" | "packet" | "deadline"
 >;
 
 /**
@@ -79,7 +80,7 @@ export function approvalCard(
     title: tokens ? `Approve ${run.operation} for ${agentName}?` : `${run.operation} for ${agentName}`,
     lines: [...summary, ...(evidence.length ? [`Evidence: ${evidence.join("; ")}`] : [])],
     fields: [
-      { label: "Run", value: run.id },
+      { label: "Run", value: runName(run.tenantId, run.id) },
       { label: "Operation", value: run.operation },
       { label: "Destination", value: run.destination },
       { label: "Version", value: String(run.version) },

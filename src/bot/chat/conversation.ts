@@ -1,3 +1,8 @@
+import { Agent, request } from "undici";
+import { agentId } from "../../policy/ids";
+import { signatureHeaders } from "../../policy/webhook-signature.mjs";
+import { guardedLookup } from "../../queue/delivery/guarded-lookup.mjs";
+import type { SigningKeys } from "../../queue/delivery/http-transport";
 import { rememberChatChannel } from "../../store/chat";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import type { HandlerContext } from "../context";
@@ -24,16 +29,29 @@ export type ConversationPoster = (url: string, event: ConversationEvent, idempot
 
 const TIMEOUT_MS = 5_000;
 
-export const postConversationEvent: ConversationPoster = async (url, event, idempotencyKey) => {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "idempotency-key": idempotencyKey },
-    body: JSON.stringify(event),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-  });
-  await response.body?.cancel();
-  return response.ok;
-};
+/**
+ * Posts over connections whose hostnames go through the address rule, signed with the agent's key when it
+ * has one (Standard Webhooks, `webhook-id` = the Idempotency-Key), like every other delivery.
+ */
+export function conversationPoster(signing: SigningKeys): ConversationPoster {
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup } });
+  return async (url, event, idempotencyKey) => {
+    const body = JSON.stringify(event);
+    const key = signing.get(agentId(event.tenant, event.agent));
+    const signed = key ? signatureHeaders(key, idempotencyKey, Math.floor(Date.now() / 1000), body) : {};
+    const response = await request(url, {
+      method: "POST",
+      dispatcher,
+      headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, ...signed },
+      body,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await response.body.dump();
+    return response.statusCode >= 200 && response.statusCode < 300;
+  };
+}
+
+export const postConversationEvent: ConversationPoster = conversationPoster(new Map());
 
 /**
  * Human conversation is never held (design.md section 4): this path does not consult the pause gate.

@@ -2,20 +2,24 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { parseContract } from "../../policy/delivery";
+import { agentId } from "../../policy/ids";
 import type { DirectorySpec, TenantSpec } from "../../store/directory";
 import { ConfigError } from "./env";
+import {
+  Contract,
+  LimitsSchema,
+  OutboundUrl,
+  RetentionSchema,
+  type RetentionSettings,
+  readSigningKey,
+  resolveLimits,
+  resolveRetention,
+  SigningFields,
+} from "./outbound-config";
 import { hashKey } from "./secrets";
 
 const Name = z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '.', '_' or '-'");
 const PlatformId = z.union([z.string().min(1), z.number().int()]).transform(String);
-
-const Contract = z
-  .string()
-  .refine(
-    (text) => parseContract(text) !== null,
-    "a receiving contract is 'none', 'key-retained <duration>' or 'unique-external-id', optionally followed by 'lookup <url>'",
-  );
 
 const UserSchema = z
   .object({
@@ -47,11 +51,13 @@ const AgentSchema = z
     supervisors: z.array(Name).default([]),
     reviewers: z.array(Name).default([]),
     secondaryManager: Name.optional(),
-    webhook: z.url().optional(),
+    webhook: OutboundUrl.optional(),
     agentKey: z.string().min(16, "an agent key needs at least 16 characters").optional(),
     agentKeyFile: z.string().optional(),
     /** Where approved actions may go, each with its receiving contract (design.md section 6). */
-    destinations: z.record(z.url(), Contract).default({}),
+    destinations: z.record(OutboundUrl, Contract).default({}),
+    ...SigningFields,
+    limits: LimitsSchema.optional(),
     reviewChannel: ReviewChannelSchema.optional(),
     /** The named checkpoints a run of this agent moves through, in order. */
     checkpoints: z
@@ -73,15 +79,23 @@ const TenantSchema = z
     admins: z.array(Name).default([]),
     users: z.record(Name, UserSchema).default({}),
     agents: z.record(Name, AgentSchema).default({}),
+    limits: LimitsSchema.optional(),
   })
   .strict();
 
-const FileSchema = z.object({ tenants: z.record(Name, TenantSchema) }).strict();
+const FileSchema = z.object({ tenants: z.record(Name, TenantSchema), retention: RetentionSchema.optional() }).strict();
 
 type TenantFile = z.infer<typeof TenantSchema>;
 
+/** The directory plus what is not synced into the database: signing keys (secrets) and retention. */
+export interface DirectoryFile extends DirectorySpec {
+  /** Agent id -> the decoded Standard Webhooks key; agents without one are absent. */
+  signingKeys: Map<string, Buffer>;
+  retention: RetentionSettings;
+}
+
 /** Loads the directory YAML, validates it and hashes its keys. Errors name the offending field. */
-export function loadDirectoryFile(file: string): DirectorySpec {
+export function loadDirectoryFile(file: string): DirectoryFile {
   let raw: unknown;
   try {
     raw = parseYaml(fs.readFileSync(file, "utf8"));
@@ -91,7 +105,7 @@ export function loadDirectoryFile(file: string): DirectorySpec {
   return parseDirectory(raw, path.dirname(file), file);
 }
 
-export function parseDirectory(raw: unknown, baseDir: string, label = "config"): DirectorySpec {
+export function parseDirectory(raw: unknown, baseDir: string, label = "config"): DirectoryFile {
   const parsed = FileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -101,9 +115,12 @@ export function parseDirectory(raw: unknown, baseDir: string, label = "config"):
     const message = issue.code === "unrecognized_keys" ? "unknown field (misspelled?)" : issue.message;
     throw new ConfigError(`${label}: ${field}: ${message}`);
   }
-  const tenants = Object.entries(parsed.data.tenants).map(([id, t]) => toTenantSpec(id, t, baseDir, label));
+  const signingKeys = new Map<string, Buffer>();
+  const tenants = Object.entries(parsed.data.tenants).map(([id, t]) =>
+    toTenantSpec(id, t, baseDir, label, signingKeys),
+  );
   rejectSharedIdentities(tenants, label);
-  return { tenants };
+  return { tenants, signingKeys, retention: resolveRetention(parsed.data.retention) };
 }
 
 function readKey(
@@ -121,7 +138,13 @@ function readKey(
   }
 }
 
-function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string): TenantSpec {
+function toTenantSpec(
+  id: string,
+  t: TenantFile,
+  baseDir: string,
+  label: string,
+  signingKeys: Map<string, Buffer>,
+): TenantSpec {
   const known = new Set(Object.keys(t.users));
   const mustKnow = (name: string | undefined, field: string) => {
     if (name !== undefined && !known.has(name))
@@ -144,8 +167,15 @@ function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string)
     mustKnow(a.secondaryManager, `${at}.secondaryManager`);
     for (const [i, u] of a.supervisors.entries()) mustKnow(u, `${at}.supervisors.${i}`);
     for (const [i, u] of a.reviewers.entries()) mustKnow(u, `${at}.reviewers.${i}`);
-    const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...settings } = a;
+    const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...rest } = a;
+    const { signingSecret, signingSecretFile, limits, ...settings } = rest;
     const key = readKey(agentKey, agentKeyFile, baseDir, `${label}: tenants.${id}.${at}.agentKey`);
+    const signingKey = readSigningKey(
+      { signingSecret, signingSecretFile },
+      baseDir,
+      `${label}: tenants.${id}.${at}.signingSecret`,
+    );
+    if (signingKey) signingKeys.set(agentId(id, name), signingKey);
     return {
       name,
       principal,
@@ -154,7 +184,7 @@ function toTenantSpec(id: string, t: TenantFile, baseDir: string, label: string)
       secondaryManager,
       webhook,
       agentKeyHash: key ? hashKey(key) : undefined,
-      settings,
+      settings: { ...settings, limits: resolveLimits(t.limits, limits) },
     };
   });
   return { id, slackTeamId: t.slack?.teamId, discordGuildId: t.discord?.guildId, admins: t.admins, users, agents };

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { canonicalJson, packetDigest } from "../../policy/digest";
+import { runKey } from "../../policy/run-ids";
 import { configuredReviewers } from "../../store/agent-reviewers";
 import type { KnownAgent } from "../../store/directory";
 import { createRun, findFirstPacket, findRun } from "../../store/runs";
@@ -55,7 +56,7 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
   if (command.deadline.getTime() <= ctx.now().getTime()) {
     return { kind: "invalid", field: "deadline", message: "deadline must be in the future" };
   }
-  const id = command.id ?? crypto.randomUUID();
+  const id = runKey(agent.tenantId, command.id ?? crypto.randomUUID());
   const created = await createRun(db, {
     id,
     tenantId: agent.tenantId,

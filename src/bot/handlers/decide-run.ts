@@ -1,13 +1,14 @@
 import type { DecisionAction, DecisionResult, RejectReason, StaleReason } from "../../policy/approval";
 import { decide, decisionFingerprint } from "../../policy/approval";
 import { actionKey } from "../../policy/ids";
+import { runName } from "../../policy/run-ids";
 import { commitDecision, findDecisionEvent } from "../../store/decisions";
 import type { KnownUser } from "../../store/directory";
 import { findAgentById } from "../../store/directory";
 import { findRun, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
-import { type ApprovalRunView, approvalRunView, isCheckpointRun } from "./run-view";
+import { type ApprovalRunView, approvalRunView, isCheckpointRun, seesDeliveryDetail } from "./run-view";
 
 /** One approve/deny, from the API or a chat button. The actor is the authenticated user, never the payload. */
 export interface DecideRunCommand {
@@ -50,12 +51,16 @@ export async function decideRun(ctx: HandlerContext, command: DecideRunCommand):
         { run: run.id, event: command.eventId, actor: command.actor.id, result: outcome.result },
         "decision",
       );
-      const view = await approvalRunView(db, (await findRun(db, run.id))!);
+      const detail = await seesDeliveryDetail(db, command.actor, run.agentId);
+      const view = await approvalRunView(db, (await findRun(db, run.id))!, detail);
       return { ...outcome, run: view } as Outcome;
     }
   }
   const run = (await findRun(db, command.runId))!;
-  return { result: "invalid_state", run: await approvalRunView(db, run) };
+  return {
+    result: "invalid_state",
+    run: await approvalRunView(db, run, await seesDeliveryDetail(db, command.actor, run.agentId)),
+  };
 }
 
 async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRunCommand): Promise<Answer | "lost"> {
@@ -101,7 +106,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
           destination: run.destination,
           contract: contract ?? "none",
           payload: {
-            run: run.id,
+            run: runName(run.tenantId, run.id),
             operation: run.operation,
             version: run.version,
             digest: run.digest,

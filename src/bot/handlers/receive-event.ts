@@ -1,4 +1,5 @@
 import { fingerprint } from "../../policy/fingerprint";
+import { runKey, runName } from "../../policy/run-ids";
 import { checkGate } from "../../store/control/gate";
 import type { KnownAgent } from "../../store/directory";
 import { type ReceiveResult, receiveEvent } from "../../store/inbox";
@@ -30,7 +31,8 @@ export async function acceptEvent(ctx: HandlerContext, agent: KnownAgent, input:
     eventId: input.eventId,
     type: input.type,
     payload: input.payload,
-    stateDelta: input.stateDelta,
+    // The run id is scoped by the tenant, so a delta can only ever name (or create) a run of this tenant.
+    stateDelta: input.stateDelta && { ...input.stateDelta, runId: runKey(agent.tenantId, input.stateDelta.runId) },
     fingerprint: fingerprint({
       type: input.type,
       payload: input.payload ?? null,
@@ -40,5 +42,9 @@ export async function acceptEvent(ctx: HandlerContext, agent: KnownAgent, input:
     now: ctx.now(),
   });
   if (result.kind === "accepted" && !held) ctx.events.emit("inbox.received", agent.id);
+  if ((result.kind === "accepted" || result.kind === "duplicate") && result.receipt.run) {
+    const run = result.receipt.run;
+    return { ...result, receipt: { ...result.receipt, run: { ...run, id: runName(agent.tenantId, run.id) } } };
+  }
   return result;
 }

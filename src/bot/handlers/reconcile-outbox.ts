@@ -34,7 +34,7 @@ export async function reconcileOutbox(ctx: HandlerContext, command: ReconcileCom
   ctx.log.info({ key: item.id, actor: command.user.id, resolution: command.resolution }, "outbox item reconciled");
   if (command.resolution === "retry") ctx.events.emit("outbox.planned");
   if (item.runId) ctx.events.emit("run.changed", item.runId);
-  return { kind: "reconciled", item: deliveryView((await findOutboxItem(db, item.id))!) };
+  return { kind: "reconciled", item: deliveryView((await findOutboxItem(db, item.id))!, true) }; // principal or admin
 }
 
 export interface BulkReconcileCommand {

@@ -1,10 +1,12 @@
+import { deliveryClass } from "../../policy/delivery-class";
+import { runName } from "../../policy/run-ids";
 import type { Db } from "../../store/client";
 import { findDeciding } from "../../store/decisions";
-import { userName } from "../../store/directory";
+import { type KnownUser, userName } from "../../store/directory";
 import { findRunDelivery } from "../../store/outbox/review";
 import type { OutboxItem } from "../../store/outbox/types";
 import type { RunRecord } from "../../store/runs";
-import { userNames } from "../../store/users";
+import { agentsLedBy, userNames } from "../../store/users";
 
 /** What an agent, a reviewer or a chat card sees of an outbox item. */
 export interface DeliveryView {
@@ -61,7 +63,16 @@ export const isCheckpointRun = (run: RunRecord): boolean => CHECKPOINT_STATES.in
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function deliveryView(item: OutboxItem): DeliveryView {
+/**
+ * Whether a user sees the full `lastResult` of an agent's deliveries: its principal and admins do; other
+ * members, reviewers and the agent's own key see the class of failure only.
+ */
+export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: string): Promise<boolean> {
+  return user.isAdmin || (await agentsLedBy(db, user.id)).has(agentId);
+}
+
+/** `detail`: the full last result (principal, admin), or only its class. */
+export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
   return {
     key: item.id,
     state: item.state,
@@ -71,18 +82,18 @@ export function deliveryView(item: OutboxItem): DeliveryView {
     attempts: item.attempts,
     firstDispatchedAt: iso(item.firstDispatchedAt),
     lastAttemptAt: iso(item.lastAttemptAt),
-    lastResult: item.lastResult,
+    lastResult: detail ? item.lastResult : deliveryClass(item.state, item.lastResult),
     observedAt: iso(item.observedAt),
   };
 }
 
 const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
 
-export async function runView(db: Db, run: RunRecord): Promise<RunView> {
+export async function runView(db: Db, run: RunRecord, detail = false): Promise<RunView> {
   if (isCheckpointRun(run) && run.checkpoint) {
     return {
       kind: "checkpoint",
-      id: run.id,
+      id: runName(run.tenantId, run.id),
       agent: agentName(run.agentId),
       state: run.state as CheckpointRunView["state"],
       checkpoint: run.checkpoint,
@@ -90,10 +101,10 @@ export async function runView(db: Db, run: RunRecord): Promise<RunView> {
       updatedAt: run.updatedAt.toISOString(),
     };
   }
-  return approvalRunView(db, run);
+  return approvalRunView(db, run, detail);
 }
 
-export async function approvalRunView(db: Db, run: RunRecord): Promise<ApprovalRunView> {
+export async function approvalRunView(db: Db, run: RunRecord, detail = false): Promise<ApprovalRunView> {
   const [deciding, delivery, names] = await Promise.all([
     findDeciding(db, run.id),
     findRunDelivery(db, run.id),
@@ -102,7 +113,7 @@ export async function approvalRunView(db: Db, run: RunRecord): Promise<ApprovalR
   const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
   return {
     kind: "approval",
-    id: run.id,
+    id: runName(run.tenantId, run.id),
     agent: agentName(run.agentId),
     operation: run.operation,
     destination: run.destination,
@@ -124,7 +135,7 @@ export async function approvalRunView(db: Db, run: RunRecord): Promise<ApprovalR
           },
         }
       : {}),
-    ...(delivery ? { delivery: deliveryView(delivery) } : {}),
+    ...(delivery ? { delivery: deliveryView(delivery, detail) } : {}),
     updatedAt: run.updatedAt.toISOString(),
   };
 }

@@ -10,6 +10,7 @@ export const HTTP_STATUS = {
   invalid_state: 409,
   not_needs_review: 409,
   invalid_transition: 409,
+  quota_exceeded: 409,
   invalid_body: 400,
   invalid_json: 400,
   payload_too_large: 413,

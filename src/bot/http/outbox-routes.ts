@@ -1,12 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
-import { listOutbox } from "../../store/outbox/review";
+import { runName } from "../../policy/run-ids";
+import { outboxPage } from "../../store/pages";
+import { agentsLedBy } from "../../store/users";
 import type { HandlerContext } from "../context";
 import { reconcileMatching, reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
 import { agentOfTenant, authenticateUser } from "./auth";
 import { ApiError } from "./errors";
+import { decodeCursor, PageQuery, pageAnswer } from "./paging";
 import { parseBody } from "./validate";
 
 const STATES = ["PLANNED", "DISPATCHED", "ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"] as const;
@@ -15,9 +18,12 @@ const ListQuery = z
   .object({
     state: z.enum(STATES).optional(),
     agent: z.string().min(1).optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
+    ...PageQuery,
   })
   .strict();
+
+/** An outbox page's cursor: the last item's creation time and key. */
+const OutboxCursor = z.object({ createdAt: z.iso.datetime().transform((s) => new Date(s)), id: z.string() }).strict();
 
 const ReconcileBody = z
   .object({
@@ -63,8 +69,19 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
     const user = await authenticateUser(db, request);
     const query = parseBody(ListQuery, request.query);
     const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
-    const items = await listOutbox(db, user.tenantId, { state: query.state, agentId: agent?.id, limit: query.limit });
-    return { items: items.map((item) => ({ ...deliveryView(item), kind: item.kind, runId: item.runId })) };
+    const page = await outboxPage(db, user.tenantId, {
+      state: query.state,
+      agentId: agent?.id,
+      limit: query.limit,
+      after: decodeCursor(OutboxCursor, query.cursor),
+    });
+    const led = user.isAdmin ? null : await agentsLedBy(db, user.id);
+    const items = page.items.map((item) => ({
+      ...deliveryView(item, led === null || led.has(item.agentId)),
+      kind: item.kind,
+      runId: item.runId && runName(item.tenantId, item.runId),
+    }));
+    return pageAnswer(items, page.next);
   });
 
   /** Every NEEDS_REVIEW item the filter matches, each reconciled (and audited) as by the route below. */

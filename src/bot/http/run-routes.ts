@@ -7,7 +7,8 @@ import { findRun } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { createRunForAgent } from "../handlers/create-run";
 import { decideRun } from "../handlers/decide-run";
-import { runView } from "../handlers/run-view";
+import { findTenantRun, storedRunId } from "../handlers/run-ids";
+import { runView, seesDeliveryDetail } from "../handlers/run-view";
 import { savePacket } from "../handlers/save-packet";
 import { authenticateAgent, authenticateAgentOrUser, authenticateUser } from "./auth";
 import { decisionStatus } from "./decision-status";
@@ -85,7 +86,8 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
     const { id } = Params.parse(request.params);
     const body = parseBody(PacketBody, request.body);
     checkPacketSize(body.packet);
-    const result = await savePacket(ctx, { agent, runId: id, ...body });
+    const runId = await storedRunId(db, agent.tenantId, id);
+    const result = await savePacket(ctx, { agent, runId, ...body });
     if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
     if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
     if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
@@ -95,18 +97,19 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
   app.get("/v1/runs/:id", async (request) => {
     const caller = await authenticateAgentOrUser(db, request);
     const { id } = Params.parse(request.params);
-    const run = await findRun(db, id);
-    const visible =
-      run && (caller.kind === "agent" ? run.agentId === caller.agent.id : run.tenantId === caller.user.tenantId);
+    const tenantId = caller.kind === "agent" ? caller.agent.tenantId : caller.user.tenantId;
+    const run = await findTenantRun(db, tenantId, id);
+    const visible = run && (caller.kind === "agent" ? run.agentId === caller.agent.id : true);
     if (!run || !visible) throw new ApiError("not_found", `no run '${id}'`);
-    return runView(db, run);
+    return runView(db, run, caller.kind === "user" && (await seesDeliveryDetail(db, caller.user, run.agentId)));
   });
 
   app.post("/v1/runs/:id/decisions", async (request, reply) => {
     const actor = await authenticateUser(db, request);
     const { id } = Params.parse(request.params);
     const body = parseBody(DecisionBody, request.body);
-    const outcome = await decideRun(ctx, { runId: id, ...body, actor });
+    const runId = await storedRunId(db, actor.tenantId, id);
+    const outcome = await decideRun(ctx, { runId, ...body, actor });
     if (outcome.result === "not_found") throw new ApiError("not_found", `no run '${id}'`);
     return reply.status(decisionStatus(outcome.result)).send(outcome);
   });

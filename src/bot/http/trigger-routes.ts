@@ -5,14 +5,17 @@ import { MAX_EVERY_MS } from "../../policy/limits";
 import { MISFIRE_POLICIES } from "../../policy/misfire";
 import { isValidCron, isValidTimeZone, parseEvery } from "../../policy/schedule";
 import type { HandlerContext } from "../context";
-import { registerTrigger, removeTrigger, triggersOf } from "../handlers/triggers";
+import { registerTrigger, removeTrigger, triggerPageOf } from "../handlers/triggers";
 import { callerForAgent, requireOwner } from "./caller";
 import { ApiError } from "./errors";
+import { decodeCursor, PageQuery, pageAnswer } from "./paging";
 import { parseBody } from "./validate";
 
 const Params = z.object({ agent: z.string().min(1).max(200) });
 const KeyParams = Params.extend({ key: z.string().min(1).max(200) });
 const Key = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "use 1-100 letters, digits, '.', '_' or '-'");
+
+const ListQuery = z.object(PageQuery).strict();
 
 const TriggerBody = z
   .object({
@@ -25,12 +28,14 @@ const TriggerBody = z
     cron: z.string().min(1).max(200).optional(),
     tz: z.string().refine(isValidTimeZone, "unknown time zone").optional(),
     payload: z.unknown().optional(),
-    destination: z.url({ protocol: /^https?$/ }),
+    // Checked against the agent's declared destinations (exact match) by the handler.
+    destination: z.string().min(1).max(2000),
     misfire: z.enum(MISFIRE_POLICIES as [string, ...string[]]).default("coalesce"),
+    // Optional: the destination's contract comes from config; if given, it must be that one.
     contract: z
       .string()
       .refine((c) => parseContract(c) !== null, "not a receiving contract")
-      .default("none"),
+      .optional(),
   })
   .strict()
   .superRefine((body, issues) => {
@@ -61,7 +66,7 @@ export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext)
     const caller = await callerForAgent(db, request, Params.parse(request.params).agent);
     requireOwner(caller, "register triggers");
     const body = parseBody(TriggerBody, request.body);
-    const view = await registerTrigger(ctx, caller.agent, {
+    const result = await registerTrigger(ctx, caller.agent, {
       key: body.key,
       everyMs: body.every !== undefined ? parseEvery(body.every) : null,
       anchor: body.anchor ?? null,
@@ -72,13 +77,18 @@ export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext)
       misfire: body.misfire as "coalesce" | "all" | "skip",
       contract: body.contract,
     });
-    return reply.status(201).send(view);
+    if (result.kind === "invalid")
+      throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
+    if (result.kind === "quota_exceeded") throw new ApiError("quota_exceeded", result.message);
+    return reply.status(201).send(result.trigger);
   });
 
   app.get("/v1/agents/:agent/triggers", async (request) => {
     const caller = await callerForAgent(db, request, Params.parse(request.params).agent);
     if (caller.kind !== "user") throw new ApiError("forbidden", "triggers are listed with a user key");
-    return { triggers: await triggersOf(ctx, caller.agent) };
+    const query = parseBody(ListQuery, request.query);
+    const page = await triggerPageOf(ctx, caller.agent, query.limit, decodeCursor(z.string(), query.cursor));
+    return pageAnswer(page.items, page.next);
   });
 
   app.delete("/v1/agents/:agent/triggers/:key", async (request) => {

@@ -1,9 +1,16 @@
 // The delivery POSTs, on a thread of their own (started by http-transport.ts). Plain JavaScript so that it
-// loads the same way under tsx, vitest and node. It only sends and reports: no state, no rules.
+// loads the same way under tsx, vitest and node. It sends, signs and reports, and keeps no state; the rules it
+// applies (the address rule, the signature) are the plain-JavaScript modules of src/policy.
+import crypto from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 import { Agent, errors } from "undici";
+import { signatureHeaders } from "../../policy/webhook-signature.mjs";
+import { ADDRESS_REFUSED, guardedLookup, sendTimeRefusal } from "./guarded-lookup.mjs";
 
 const timeoutMs = workerData.timeoutMs;
+// The agents' signing keys, by the index the main thread sends with each POST (-1: unsigned). They arrive
+// once, in workerData, and are never part of a message or a log line.
+const keys = workerData.signingKeys.map((bytes) => crypto.createSecretKey(Buffer.from(bytes)));
 // undici on kept-alive connections: about a quarter less CPU per POST than node:http's client, with the
 // receiver's share included (measured side by side, 20,000 POSTs at 300 in flight). One request at a time
 // per connection: pipelining measured slower, and a broken pipeline would leave several sends uncertain.
@@ -12,11 +19,14 @@ const dispatcher = new Agent({
   keepAliveTimeout: 30_000,
   headersTimeout: timeoutMs,
   bodyTimeout: timeoutMs,
+  connect: { lookup: guardedLookup },
 });
 
 const TIMEOUTS = [errors.HeadersTimeoutError, errors.BodyTimeoutError];
-
-/** Result codes in the status slot for a send that failed before any answer (see http-transport.ts). */
+/**
+ * Result codes in the status slot for a send that failed before any answer (see http-transport.ts); an
+ * address the rule refuses is never sendable.
+ */
 const SENT_NO_ANSWER = 0;
 const NOT_SENT = -1;
 const NEVER_SENDABLE = -2;
@@ -36,15 +46,20 @@ function post(destination, body, headers) {
   } catch {
     return Promise.resolve({ status: NEVER_SENDABLE, error: `invalid destination URL: ${destination}` });
   }
+  const refusal = sendTimeRefusal(destination);
+  if (refusal) return Promise.resolve({ status: NEVER_SENDABLE, error: refusal });
   return new Promise((resolve) => {
     let status = 0;
     let written = false;
     const failed = (error) =>
       resolve({
-        status: written ? SENT_NO_ANSWER : NOT_SENT,
+        // A refused address was never connected to: nothing was sent, and sending again cannot help.
+        status: error.code === ADDRESS_REFUSED ? NEVER_SENDABLE : written ? SENT_NO_ANSWER : NOT_SENT,
         error: TIMEOUTS.some((kind) => error instanceof kind)
           ? `no answer within ${timeoutMs} ms`
-          : [error.code, error.message].filter(Boolean).join(" "),
+          : error.code === ADDRESS_REFUSED
+            ? error.message
+            : [error.code, error.message].filter(Boolean).join(" "),
       });
     try {
       dispatcher.dispatch(
@@ -85,8 +100,13 @@ parentPort.on("message", (sends) => {
     const id = sends[i];
     const destination = sends[i + 1];
     const body = sends[i + 2];
-    const headers = sends.slice(i + 4, i + 4 + 2 * sends[i + 3]);
-    i += 4 + 2 * sends[i + 3];
+    const keyIndex = sends[i + 3];
+    const headers = sends.slice(i + 6, i + 6 + 2 * sends[i + 5]);
+    if (keyIndex >= 0) {
+      const signed = signatureHeaders(keys[keyIndex], sends[i + 4], Math.floor(Date.now() / 1000), body);
+      for (const name in signed) headers.push(name, signed[name]);
+    }
+    i += 6 + 2 * sends[i + 5];
     post(destination, body, headers).then(({ status, error }) => {
       if (results.push(id, status, error ?? null) === 3) setImmediate(flush);
     });

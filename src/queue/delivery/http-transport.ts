@@ -1,8 +1,13 @@
 import { Worker } from "node:worker_threads";
+import { Agent, request } from "undici";
 import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
 import type { OutboxItem } from "../../store/outbox/types";
 import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
+import { guardedLookup, sendTimeRefusal } from "./guarded-lookup.mjs";
+
+/** Agent id -> its Standard Webhooks key (the decoded `whsec_` secret). Agents not in it send unsigned. */
+export type SigningKeys = ReadonlyMap<string, Buffer>;
 
 export type LookupAnswer = "present" | "absent" | "unknown";
 
@@ -14,7 +19,10 @@ export interface DeliveryTransport {
   close?(): Promise<void>;
 }
 
-/** `status` is the answer's, or on an error 0 (sent, no answer), -1 (not sent) or -2 (can never be sent). */
+/**
+ * `status` is the answer's, or on an error 0 (sent, no answer), -1 (not sent) or -2 (can never be sent: an
+ * unparsable URL, or an address the rule refuses).
+ */
 interface PostResult {
   status: number;
   error?: string;
@@ -22,8 +30,9 @@ interface PostResult {
 
 /**
  * The thread's messages are flat arrays (structured cloning copies an object's keys with it: about 6 µs per
- * send there and back against about 2.4 as flat values). Sends: id, destination, body, the number of
- * headers, then each header's name and value. Results: id, status (see PostResult), error (null on a status).
+ * send there and back against about 2.4 as flat values). Sends: id, destination, body, the signing key's
+ * index (-1: unsigned), the webhook id, the number of headers, then each header's name and value. Results:
+ * id, status (see PostResult), error (null on a status).
  */
 type SendMessage = Array<string | number>;
 type ResultMessage = Array<number | string | null>;
@@ -34,7 +43,10 @@ type ResultMessage = Array<number | string | null>;
  * over as one message. If the thread dies, what it had in flight is uncertain, and the next send starts a
  * new one.
  */
-function postThread(timeoutMs: number) {
+function postThread(timeoutMs: number, signing: SigningKeys) {
+  // The keys go to the thread once, at its start; each send names its key by index.
+  const keyIndex = new Map([...signing.keys()].map((agentId, i) => [agentId, i]));
+  const signingKeys = [...signing.values()].map((key) => new Uint8Array(key));
   let worker: Worker | null = null;
   let nextId = 0;
   const waiting = new Map<number, (result: PostResult) => void>();
@@ -42,7 +54,7 @@ function postThread(timeoutMs: number) {
 
   const start = () => {
     const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), {
-      workerData: { timeoutMs },
+      workerData: { timeoutMs, signingKeys },
       resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     thread.unref(); // an idle delivery thread never keeps the process alive
@@ -66,11 +78,16 @@ function postThread(timeoutMs: number) {
   };
 
   return {
-    post(destination: string, body: string, headers: Record<string, string>): Promise<PostResult> {
+    post(
+      destination: string,
+      body: string,
+      headers: Record<string, string>,
+      signer: { agentId: string; webhookId: string },
+    ): Promise<PostResult> {
       const id = nextId++;
       const names = Object.keys(headers);
       const first = outgoing.length === 0;
-      outgoing.push(id, destination, body, names.length);
+      outgoing.push(id, destination, body, keyIndex.get(signer.agentId) ?? -1, signer.webhookId, names.length);
       for (const name of names) outgoing.push(name, headers[name]!);
       if (first) {
         queueMicrotask(() => {
@@ -98,31 +115,51 @@ export function outcomeOf(result: PostResult): AttemptOutcome {
 }
 
 /**
- * POSTs the payload as JSON with the item's key as `Idempotency-Key` on every attempt. A timeout, or a
+ * POSTs the payload as JSON with the item's key as `Idempotency-Key` on every attempt, signed with the
+ * agent's key when it has one (Standard Webhooks, `webhook-id` = the item's key). A timeout, or a
  * connection broken once the request was written, is `uncertain`: the destination may have applied the
- * effect. An error before the request was written in full is `not_sent`.
+ * effect. An error before the request was written in full is `not_sent`; an address the rule refuses (a
+ * hostname resolving to a link-local or metadata address) is never connected to: `not_sent`, permanent.
  */
-export function httpTransport(timeoutMs = 10_000): DeliveryTransport {
-  const thread = postThread(timeoutMs);
+export function httpTransport(timeoutMs = 10_000, signing: SigningKeys = new Map()): DeliveryTransport {
+  const thread = postThread(timeoutMs, signing);
+  // Made on the first lookup and dropped on close: like the thread, a later use starts it again.
+  let lookups: Agent | null = null;
   return {
     async send(item, attemptId) {
-      const result = await thread.post(item.destination, item.payload, {
-        "content-type": "application/json",
-        "idempotency-key": item.id,
-        "x-holdfast-attempt": attemptId,
-        "x-holdfast-kind": item.kind,
-      });
+      const result = await thread.post(
+        item.destination,
+        item.payload,
+        {
+          "content-type": "application/json",
+          "idempotency-key": item.id,
+          "x-holdfast-attempt": attemptId,
+          "x-holdfast-kind": item.kind,
+        },
+        { agentId: item.agentId, webhookId: item.id },
+      );
       return outcomeOf(result);
     },
-    close: () => thread.close(),
+    close: async () => {
+      await thread.close();
+      await lookups?.close();
+      lookups = null;
+    },
     async lookup(lookupUrl, key) {
+      if (sendTimeRefusal(lookupUrl)) return "unknown";
       try {
         const url = new URL(lookupUrl);
         url.searchParams.set("key", key);
-        const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-        await response.arrayBuffer().catch(() => undefined);
-        if (response.status === 200) return "present";
-        if (response.status === 404) return "absent";
+        lookups ??= new Agent({ connect: { lookup: guardedLookup } });
+        const response = await request(url, {
+          dispatcher: lookups,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        await response.body.dump();
+        if (response.statusCode === 200) return "present";
+        if (response.statusCode === 404) return "absent";
         return "unknown";
       } catch {
         return "unknown";

@@ -1,24 +1,6 @@
 import type { Db } from "../client";
 import type { OutboxItem, OutboxState } from "./types";
 
-/** A tenant's outbox items, newest first, optionally of one state. */
-export async function listOutbox(
-  db: Db,
-  tenantId: string,
-  filter: { state?: OutboxState; agentId?: string; limit: number },
-): Promise<OutboxItem[]> {
-  const rows = await db.outboxItem.findMany({
-    where: {
-      tenantId,
-      ...(filter.state ? { state: filter.state } : {}),
-      ...(filter.agentId ? { agentId: filter.agentId } : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-    take: filter.limit,
-  });
-  return rows as OutboxItem[];
-}
-
 /** Which NEEDS_REVIEW items a bulk reconcile takes: all of the tenant's, narrowed by each filter given. */
 export interface ReviewFilter {
   agentId?: string;

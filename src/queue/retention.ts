@@ -1,0 +1,72 @@
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Store } from "../store/client";
+import { type PruneCounts, pruneFinished } from "../store/retention";
+
+export interface RetentionOptions {
+  store: Store;
+  redisUrl: string;
+  /** BullMQ key prefix (tests use a random one). */
+  prefix: string;
+  log: Logger;
+  now?: () => Date;
+  /** Delivered work older than this is pruned. */
+  deliveredMs: number;
+  /** The audit tables (and failed or abandoned items) older than this are pruned. */
+  auditMs: number;
+  /** How often the prune runs. Default hourly: retention is counted in days, and each prune is a few deletes. */
+  everyMs?: number;
+}
+
+export interface Retention {
+  /** One prune now (what each scheduled run does); resolves with its counts. */
+  pruneNow(): Promise<PruneCounts>;
+  close(): Promise<void>;
+}
+
+/**
+ * The scheduled prune of finished work: a BullMQ job scheduler (one per deployment, whichever process takes
+ * the job) whose processor deletes what is past its window and logs the counts. Redis holds only the timing;
+ * a lost schedule is upserted again at the next start, and a missed prune is caught up by the next one.
+ */
+export async function startRetention(options: RetentionOptions): Promise<Retention> {
+  const now = options.now ?? (() => new Date());
+  const name = "retention";
+  const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const queueConnection = connect();
+  const workerConnection = connect();
+  const queue = new Queue(name, { connection: queueConnection, prefix: options.prefix });
+
+  const pruneNow = async () => {
+    const at = now().getTime();
+    const counts = await pruneFinished(options.store.db, {
+      deliveredBefore: new Date(at - options.deliveredMs),
+      auditBefore: new Date(at - options.auditMs),
+    });
+    options.log.info({ ...counts, deliveredMs: options.deliveredMs, auditMs: options.auditMs }, "retention prune");
+    return counts;
+  };
+  const worker = new Worker(name, pruneNow, {
+    connection: workerConnection,
+    prefix: options.prefix,
+    concurrency: 1,
+  });
+  worker.on("failed", (_job, error) => options.log.warn({ err: error.message }, "retention prune failed"));
+  worker.on("error", (error) => options.log.warn({ err: error.message }, "retention worker error"));
+  await queue.upsertJobScheduler(
+    "prune",
+    { every: options.everyMs ?? 3_600_000 },
+    { name: "prune", opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+
+  return {
+    pruneNow,
+    async close() {
+      await worker.close();
+      await queue.close();
+      queueConnection.disconnect();
+      workerConnection.disconnect();
+    },
+  };
+}
