@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApprovalScheduling } from "../../src/bot/approvals-wiring";
 import { createWaitingRun, declareDestinations } from "../support/approvals";
+import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 
 const DESTINATION = "http://127.0.0.1:4000/actions";
@@ -16,12 +17,12 @@ const waitFor = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
   }
 };
 
-describe("expiry by the trusted scheduler (BullMQ delayed jobs)", () => {
+describe.each(PROVIDERS)("expiry by the trusted scheduler (BullMQ delayed jobs) on %s", (provider) => {
   let h: Harness;
   const stops: Array<() => Promise<void>> = [];
   const prefix = `hf-test-${crypto.randomUUID()}`;
   beforeEach(async () => {
-    h = await createHarness("sqlite");
+    h = await createHarness(provider);
     await declareDestinations(h, { [DESTINATION]: "none" });
   });
   afterEach(async () => {

@@ -2,17 +2,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { packetDigest } from "../../src/policy/digest";
 import { asAgent, createWaitingRun, declareDestinations, GLOBEX_AGENT_KEY } from "../support/approvals";
 import { comingDay } from "../support/clock";
+import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 
 const DESTINATION = "http://127.0.0.1:4000/actions";
 const NOW = comingDay(9);
 const DEADLINE = comingDay(12).toISOString();
 
-// The API's validation does not depend on the database; SQLite keeps these quick.
-describe("the runs API", () => {
+describe.each(PROVIDERS)("the runs API on %s", (provider) => {
   let h: Harness;
   beforeEach(async () => {
-    h = await createHarness("sqlite", () => NOW);
+    h = await createHarness(provider, () => NOW);
     await declareDestinations(h, { [DESTINATION]: "key-retained 24h" });
   });
   afterEach(async () => h.close());

@@ -3,6 +3,7 @@ import { createChatRouter } from "../../src/bot/chat/router";
 import type { ChatActor, ChatRouter, ChatTransport, Reply } from "../../src/bot/chat/types";
 import { pauseTenant } from "../../src/bot/handlers/tenant-control";
 import type { Provider } from "../../src/store/client";
+import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 
 // The router on its own, with a transport that stands in for an adapter (the adapters have contract tests).
@@ -26,9 +27,9 @@ const command = (
   args = "",
 ) => router.command({ name, text: args, actor: actor(who), channelId: TELEGRAM[who] }, via);
 
-describe("chat router", () => {
+describe.each(PROVIDERS)("chat router on %s", (provider) => {
   test("/status shows the hold, who set it, since when, the until and the tenant's pause", async () => {
-    const router = await setup("sqlite", () => new Date("2026-11-30T12:00:00Z"));
+    const router = await setup(provider, () => new Date("2026-11-30T12:00:00Z"));
     expect(text(await command(router, "status", "mia"))).toMatch(/^ops-agent is RUNNING\./);
     await command(router, "pause", "alice", "ops-agent release freeze 1d");
     const reply = await command(router, "status", "mia");
@@ -54,7 +55,7 @@ describe("chat router", () => {
   });
 
   test("/approvals lists the runs waiting for the caller only", async () => {
-    const router = await setup("sqlite");
+    const router = await setup(provider);
     const db = h.ctx.store.db;
     const base = { tenantId: "acme", agentId: "acme:ops-agent", operation: "deploy" };
     await db.run.create({ data: { ...base, id: "r1", state: "waiting", reviewers: JSON.stringify(["acme:rita"]) } });
@@ -67,7 +68,7 @@ describe("chat router", () => {
   });
 
   test("a bad until is refused in words and nothing changes", async () => {
-    const router = await setup("sqlite");
+    const router = await setup(provider);
     expect(text(await command(router, "pause", "alice", "vacation until someday"))).toContain("(invalid_until)");
     expect(text(await command(router, "resume", "alice"))).toBe(
       "ops-agent is not paused, so there is nothing to resume. (not_paused)",
@@ -105,7 +106,7 @@ describe("chat router", () => {
   });
 
   test("a button of another tenant, or a made-up one, is refused", async () => {
-    const router = await setup("sqlite");
+    const router = await setup(provider);
     await command(router, "pause", "alice", "vacation");
     const card = await command(router, "resume", "alice");
     if (card.kind !== "card") throw new Error("expected a card");
@@ -128,9 +129,9 @@ describe("chat router", () => {
   });
 });
 
-describe("POST /v1/agents/:agent/resume with dryRun", () => {
+describe.each(PROVIDERS)("POST /v1/agents/:agent/resume with dryRun on %s", (provider) => {
   test("shows the preflight to the principal, refuses a member, and changes nothing", async () => {
-    h = await createHarness("sqlite");
+    h = await createHarness(provider);
     await h.call("POST", "/v1/agents/ops-agent/pause", "mia", { reason: "vacation" });
     const dry = await h.call("POST", "/v1/agents/ops-agent/resume", "alice", { dryRun: true });
     expect(dry.status).toBe(200);

@@ -9,6 +9,7 @@ import type { HandlerContext } from "../../src/bot/context";
 import { HoldfastEvents } from "../../src/bot/events";
 import { buildHttpServer } from "../../src/bot/http/server";
 import { agentScope } from "../../src/policy/ids";
+import type { Provider } from "../../src/store/client";
 import { listAudit, readControl, type StoredControl } from "../../src/store/control";
 import { syncDirectory } from "../../src/store/directory";
 import { type RecordingServer, startRecordingServer } from "../fakes/recording-http";
@@ -33,15 +34,15 @@ export interface ChatHarness {
 }
 
 /**
- * The bot's HTTP server with the chat layer wired from `env`, on a fresh SQLite database loaded from the
+ * The bot's HTTP server with the chat layer wired from `env`, on a fresh database of `provider` loaded from the
  * example directory, with ops-agent's webhook pointed at a local recording receiver.
  */
-export async function startChatHarness(env: Record<string, string>): Promise<ChatHarness> {
+export async function startChatHarness(provider: Provider, env: Record<string, string>): Promise<ChatHarness> {
   const agent = await startRecordingServer(() => ({ status: 200, body: { ok: true } }));
   const configFile = path.join(os.tmpdir(), `holdfast-chat-${process.pid}-${agent.port}.yaml`);
   const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
   fs.writeFileSync(configFile, example.replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`));
-  const db = await createTestDatabase("sqlite");
+  const db = await createTestDatabase(provider);
   await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
   const ctx: HandlerContext = {

@@ -6,7 +6,7 @@ CREATE TABLE "new_Trigger" (
     "tenantId" TEXT NOT NULL,
     "agentId" TEXT NOT NULL,
     "key" TEXT NOT NULL,
-    "everyMs" INTEGER,
+    "everyMs" REAL,
     "anchorOffsetMs" INTEGER NOT NULL DEFAULT 0,
     "cron" TEXT,
     "tz" TEXT,
