@@ -171,7 +171,7 @@ describe("three bot processes on one PostgreSQL database", () => {
         });
         const expectedKeys = new Set([
           ...released.map((o) => o.outboxId!),
-          ...runs.map((r) => `${r.id}:${r.version}:pay`),
+          ...runs.map((r) => `acme:${r.id}:${r.version}:pay`),
           ...Array.from({ length: 15 }, (_, i) => i)
             .filter((i) => i >= 10)
             .flatMap((i) => [0, 1, 2].map((n) => `acme:${name(i)}:event:e-${i}-${n}`)),
