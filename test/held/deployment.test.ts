@@ -2,10 +2,14 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApp } from "../../src/bot/app";
+import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import { parseEnv } from "../../src/bot/config/env";
 import { startHeldRuntime } from "../../src/queue/held/runtime";
 import { openStore, type Store } from "../../src/store/client";
+import { syncDirectory } from "../../src/store/directory";
+import { upsertTrigger } from "../../src/store/triggers";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
+import { EXAMPLE_CONFIG } from "../support/harness";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 
 /** A logger whose lines a test can read. */
@@ -50,6 +54,27 @@ describe.each(PROVIDERS)("one deployment on one %s database", (provider) => {
   });
 
   it("rebuilds Redis once for the whole deployment when it lost its data", async () => {
+    await syncDirectory(database.store, loadDirectoryFile(EXAMPLE_CONFIG));
+    // Enough triggers that a rebuild takes a while: both processes see the sentinel gone before either is done.
+    for (let i = 0; i < 150; i++) {
+      await upsertTrigger(
+        database.store.db,
+        {
+          tenantId: "acme",
+          agentId: "acme:ops-agent",
+          key: `t${i}`,
+          everyMs: 3_600_000,
+          anchorOffsetMs: 0,
+          cron: null,
+          tz: null,
+          payload: null,
+          destination: "http://127.0.0.1:9/t",
+          misfire: "skip",
+          contract: "none",
+        },
+        new Date(),
+      );
+    }
     const other: Store = openStore(database.url);
     const processes = [];
     const logs = [capturingLog(), capturingLog()];

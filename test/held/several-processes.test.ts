@@ -1,10 +1,12 @@
+import crypto from "node:crypto";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { agentId } from "../../src/policy/ids";
+import { agentId, releaseLeaseName } from "../../src/policy/ids";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
 import { runRelease } from "../../src/queue/held/run-release";
 import { openStore, type Store } from "../../src/store/client";
 import { openRelease } from "../../src/store/held/releases";
+import { takeLease } from "../../src/store/leases";
 import { recordMissed } from "../../src/store/occurrences";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { upsertTrigger } from "../../src/store/triggers";
@@ -81,13 +83,37 @@ describe.each(PROVIDERS)("two processes on one %s database", (provider) => {
       new Date(Date.now() - 3_600_000),
     );
     const missed = Array.from({ length: 6 }, (_, i) => new Date(Date.now() - (i + 1) * 60_000));
+    // Held while the agent is paused; the resume below opens the release in the same transaction.
+    const scope = `agent:${OPS}`;
+    await h.ctx.store.db.control.update({ where: { scope }, data: { state: "PAUSED" } });
     await recordMissed(h.ctx.store.db, { trigger, missed, held: true, now: new Date() });
-    const releaseId = await h.ctx.store.db.$transaction((tx) =>
-      openRelease(tx, { tenantId: "acme", agentId: OPS, requestedBy: "acme:alice", heldSince: null, now: new Date() }),
-    );
     const now = () => new Date();
-    // The first process takes the release, commits one step, and is never heard of again.
-    const dead = runRelease(
+    // The other process runs already (its start-up rebuild is behind it) when the first one takes the
+    // release, commits one step, and is never heard of again: no BullMQ job tells the other about it.
+    const { startHeldRuntime } = await import("../../src/queue/held/runtime");
+    const runtime = await startHeldRuntime({
+      store: other,
+      log,
+      now,
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      prefix: `hf-takeover-${crypto.randomUUID().slice(0, 8)}`,
+      instanceId: "alive",
+      autoResume: async () => {},
+      reconcileMs: 200,
+    });
+    const releaseId = await h.ctx.store.db.$transaction(async (tx) => {
+      await tx.control.update({ where: { scope }, data: { state: "RUNNING" } });
+      return openRelease(tx, {
+        tenantId: "acme",
+        agentId: OPS,
+        requestedBy: "acme:alice",
+        heldSince: null,
+        now: new Date(),
+      });
+    });
+    // Taken at once, before the other process's next look (every 200 ms) could take it first.
+    await takeLease(h.ctx.store, releaseLeaseName(releaseId), "dead", 5_000, new Date());
+    void runRelease(
       {
         store: h.ctx.store,
         log,
@@ -99,20 +125,14 @@ describe.each(PROVIDERS)("two processes on one %s database", (provider) => {
       },
       releaseId,
     );
-    void dead;
-    await new Promise((r) => setTimeout(r, 200));
-    const { startHeldRuntime } = await import("../../src/queue/held/runtime");
+    // Once the first process holds the release and committed its step, it is as good as dead.
+    for (;;) {
+      const lease = await other.db.lease.findUnique({ where: { name: `release:${releaseId}` } });
+      const release = await other.db.release.findUniqueOrThrow({ where: { id: releaseId } });
+      if (lease?.owner === "dead" && release.released > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const started = Date.now();
-    const runtime = await startHeldRuntime({
-      store: other,
-      log,
-      now,
-      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-      prefix: `hf-takeover-${releaseId.slice(0, 8)}`,
-      instanceId: "alive",
-      autoResume: async () => {},
-      reconcileMs: 200,
-    });
     try {
       for (;;) {
         const release = await other.db.release.findUniqueOrThrow({ where: { id: releaseId } });
