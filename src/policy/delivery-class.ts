@@ -1,3 +1,5 @@
+import { resultDetail } from "./delivery";
+
 /**
  * What a delivery's last result says to someone who may not see its details (design.md section 11: the
  * full text, such as `connect ECONNREFUSED 10.0.0.7:6379`, would make deliveries a port scanner for every
@@ -10,9 +12,10 @@ export function deliveryClass(state: string, lastResult: string | null): string 
   if (state === "ACKNOWLEDGED" || state === "OBSERVED") return "delivered";
   if (state === "ABANDONED") return "abandoned";
   if (state === "NEEDS_REVIEW") return "outcome unknown";
-  const status = /^HTTP (\d{3})\b/.exec(lastResult);
+  const detail = resultDetail(lastResult);
+  const status = /^HTTP (\d{3})\b/.exec(detail);
   if (status) return `HTTP ${status[1]}`;
-  if (lastResult.startsWith("no answer within")) return "timeout";
-  if (lastResult.startsWith("refused ") || / resolves to /.test(lastResult)) return "address refused";
+  if (detail.startsWith("no answer within")) return "timeout";
+  if (detail.startsWith("refused ") || / resolves to /.test(detail)) return "address refused";
   return "connection failed";
 }

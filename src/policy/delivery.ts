@@ -106,6 +106,24 @@ export function outcomeDetail(outcome: AttemptOutcome): string {
   return "status" in outcome && outcome.status !== undefined ? `HTTP ${outcome.status}` : "no detail";
 }
 
+/** How each class opens an attempt's `lastResult`. */
+const CLASS_WORDS: Record<OutcomeClass, string> = {
+  not_sent: "not sent",
+  no_answer: "no answer",
+  answered: "answered",
+};
+
+/** The `lastResult` of an attempt that was not acknowledged: its class, what happened, when, which attempt. */
+export function attemptResult(outcome: AttemptOutcome, at: Date, attempt: number): string {
+  return `${CLASS_WORDS[outcomeClass(outcome)]}: ${outcomeDetail(outcome)} at ${at.toISOString()} (attempt ${attempt})`;
+}
+
+/** What happened, from a `lastResult` written by `attemptResult` (its class words dropped) or any other. */
+export function resultDetail(lastResult: string): string {
+  const words = Object.values(CLASS_WORDS).find((w) => lastResult.startsWith(`${w}: `));
+  return words ? lastResult.slice(words.length + 2) : lastResult;
+}
+
 /** 2xx acknowledges; 408, 429 and 5xx are worth another try with the same key; other 4xx are final. */
 export function classifyResponse(status: number): AttemptOutcome {
   if (status >= 200 && status < 300) return { kind: "acknowledged", status };

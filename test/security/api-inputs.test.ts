@@ -80,9 +80,9 @@ describe.each(PROVIDERS)("%s: API inputs that answered 500", (provider) => {
       expect([key, answer.status]).toEqual([key, 201]);
     }
     const listed = JSON.parse((await d.api("GET", "/v1/agents/ops-agent/triggers", KEYS.mia)).body) as {
-      triggers: Array<{ key: string; every: number }>;
+      items: Array<{ key: string; every: number }>;
     };
-    expect(listed.triggers.find((t) => t.key === "yearly")?.every).toBe(31_622_400_000);
+    expect(listed.items.find((t) => t.key === "yearly")?.every).toBe(31_622_400_000);
     const before = await stateDigest(d);
     for (const every of ["367d", 1e300, 2 ** 53, "1e300"]) {
       const answer = await trigger("too-long", every);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { runKey } from "../../src/policy/run-ids";
 import { rememberChatChannel } from "../../src/store/chat";
 import type { RecordedCall } from "../fakes/recording-http";
 import { slackArgs } from "../fakes/slack-fake";
@@ -41,7 +42,7 @@ describe.each(PROVIDERS)("%s: agent text on the cards is data", (provider) => {
     const created = await d.api("POST", "/v1/runs", AGENT_KEYS.ops, body);
     expect(created.status).toBe(201);
     const run = JSON.parse(created.body) as { version: number; digest: string };
-    await d.chat.cards.sync(id);
+    await d.chat.cards.sync(runKey("acme", id));
     const decision = JSON.stringify({
       eventId: `${id}-e`,
       action: "approve",
@@ -49,7 +50,7 @@ describe.each(PROVIDERS)("%s: agent text on the cards is data", (provider) => {
       digest: run.digest,
     });
     expect((await d.api("POST", `/v1/runs/${id}/decisions`, KEYS.rita, decision)).status).toBe(200);
-    await d.chat.cards.sync(id);
+    await d.chat.cards.sync(runKey("acme", id));
   };
 
   test("Slack: packet text is plain_text (no mrkdwn, no mentions, no links); the outcome has a block of its own", async () => {

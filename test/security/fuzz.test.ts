@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runKey } from "../../src/policy/run-ids";
 import { slashCommandInteraction } from "../fakes/discord-fake";
 import { PROVIDERS } from "../support/databases";
 import { AGENT_KEYS, DESTINATION, type Doors, startDoors, stateDigest } from "./doors-harness";
@@ -43,7 +44,7 @@ describe.each(PROVIDERS)("%s: fuzzing every door", (provider) => {
     );
     if (created.status !== 201) throw new Error(`setup: ${created.body}`);
     run = JSON.parse(created.body);
-    await d.chat.cards.sync(run.id);
+    await d.chat.cards.sync(runKey("acme", run.id)); // stored ids are tenant-scoped; the API's is the caller's
     const button = await d.db.store.db.chatButton.findFirstOrThrow({ where: { action: "run.approve" } });
     approveToken = button.id;
     before = await stateDigest(d);

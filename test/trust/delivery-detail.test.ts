@@ -3,6 +3,7 @@ import { planDelivery } from "../../src/store/outbox/plan";
 import { asAgent, createWaitingRun } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type DemoUser, type Harness } from "../support/harness";
+import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 const DETAIL = "connect ECONNREFUSED 10.0.0.7:6379 at 2026-12-01T10:00:00.000Z (attempt 8)";
 
@@ -54,5 +55,44 @@ describe.each(PROVIDERS)("delivery error details on %s", (provider) => {
     expect(await view("alice")).toBe(DETAIL);
     expect(await view("mia")).toBe("connection failed");
     expect(await view()).toBe("connection failed");
+  });
+});
+
+// The classes read from what the delivery loop itself writes (class words first, policy/delivery.ts), not
+// from a hand-written result: a refused address and a 4xx answer, through a real send.
+describe.each(PROVIDERS)("delivery result classes from real sends on %s", (provider) => {
+  let h: HeldHarness;
+  beforeAll(async () => {
+    h = await createHeldHarness(provider);
+    h.receiver.behave = () => ({ kind: "status", status: 404 });
+  });
+  afterAll(() => h.close());
+
+  it.each([
+    ["http://2852039166/latest/meta-data/", "address refused", /^not sent: refused http:\/\/2852039166\//],
+    ["<receiver>/gone", "HTTP 404", /^answered: HTTP 404 at /],
+  ] as const)("a send to %s shows members %s and the principal the full result", async (to, shown, full) => {
+    const id = `acme:ops-agent:classes:${shown}`;
+    const destination = to.replace("<receiver>", h.receiver.url);
+    const item = {
+      id,
+      kind: "trigger" as const,
+      tenantId: "acme",
+      agentId: "acme:ops-agent",
+      contract: "none",
+      payload: {},
+    };
+    await planDelivery(h.ctx.store, { ...item, destination }, new Date());
+    h.runtime.delivery.nudge();
+    await h.until(
+      () => h.ctx.store.db.outboxItem.findUnique({ where: { id } }),
+      (row) => row?.state === "FAILED",
+    );
+    const result = async (as: DemoUser) =>
+      (await h.call("GET", "/v1/outbox?state=FAILED", as)).json.items.find((i: { key: string }) => i.key === id)
+        .lastResult;
+    expect(await result("mia")).toBe(shown);
+    expect(await result("rita")).toBe(shown);
+    expect(await result("alice")).toMatch(full);
   });
 });

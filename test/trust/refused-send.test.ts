@@ -31,6 +31,9 @@ describe.each(PROVIDERS)("a send the address rule refuses, on %s", (provider) =>
       (row) => row?.state === "FAILED",
     );
     expect(item!.attempts).toBe(1);
-    expect(item!.lastResult).toMatch(/^refused http:\/\/2852039166\/latest\/meta-data\/: link-local .* rejected$/);
+    // The class first (as every failed attempt's), then the address and the rule.
+    expect(item!.lastResult).toMatch(
+      /^not sent: refused http:\/\/2852039166\/latest\/meta-data\/: link-local .* at \S+Z \(attempt 1\)$/,
+    );
   });
 });

@@ -91,7 +91,8 @@ describe("the address rule at send time", () => {
     try {
       const before = seen.length;
       const outcome = await transport.send(item("k-meta", SIGNED, "http://169.254.169.254./latest/"), "a1");
-      expect(outcome).toMatchObject({ kind: "rejected", status: 0 });
+      // Not sent, and never sendable: FAILED at once, no retry (policy/delivery.ts).
+      expect(outcome).toMatchObject({ kind: "not_sent", permanent: true });
       expect((outcome as { error: string }).error).toMatch(/link-local/);
       expect(seen.length).toBe(before);
     } finally {

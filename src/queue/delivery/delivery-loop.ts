@@ -3,6 +3,7 @@ import type { AttemptOutcome, RetryPolicy } from "../../policy/delivery";
 import {
   afterFailedAttempt,
   afterUncertainOutcome,
+  attemptResult,
   DEFAULT_RETRY_POLICY,
   outcomeClass,
   outcomeDetail,
@@ -118,7 +119,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       return;
     }
     const detail = outcomeDetail(outcome);
-    const result = `${outcomeClass(outcome).replace("_", " ")}: ${detail} at ${at.toISOString()} (attempt ${attempts})`;
+    const result = attemptResult(outcome, at, attempts);
     const earlierUncertain = claim.item.state === "DISPATCHED" && claim.item.firstDispatchedAt !== null;
     const next = afterFailedAttempt(outcome, { attempts, earlierUncertain }, at, retry, random());
     const line = {
