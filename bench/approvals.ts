@@ -8,6 +8,7 @@ import { HoldfastEvents } from "../src/bot/events";
 import { createRunForAgent } from "../src/bot/handlers/create-run";
 import { decideRun } from "../src/bot/handlers/decide-run";
 import type { ApprovalRunView as RunView } from "../src/bot/handlers/run-view";
+import { runKey } from "../src/policy/run-ids";
 import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
 import { openStore } from "../src/store/client";
 import { findAgent, findUserByKeyHash, syncDirectory } from "../src/store/directory";
@@ -83,7 +84,7 @@ export async function benchApprovals(): Promise<void> {
         Array.from({ length: CLICKS_PER_RUN }, async (_, click) => {
           const t = performance.now();
           const outcome = await decideRun(ctx, {
-            runId: run.id,
+            runId: runKey("acme", run.id),
             eventId: `click-${click}`,
             action: "approve",
             version: run.version,

@@ -10,6 +10,7 @@ import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
 import { createRunForAgent } from "../src/bot/handlers/create-run";
 import { buildHttpServer } from "../src/bot/http/server";
+import { runKey } from "../src/policy/run-ids";
 import { openStore } from "../src/store/client";
 import { findAgent, syncDirectory } from "../src/store/directory";
 import { migrateDatabase } from "../src/store/migrate";
@@ -106,13 +107,13 @@ export async function benchChat(): Promise<void> {
         deadline: new Date(Date.now() + 3_600_000),
       });
       if (created.kind !== "created") throw new Error(`setup failed: ${created.kind}`);
-      await chat.cards.sync(`bench-chat-${i}`);
+      await chat.cards.sync(runKey("acme", `bench-chat-${i}`));
     }
     // The Approve values as Slack received them on the cards.
     const approveOf = new Map<string, string>();
     for (const post of slack.callsTo("chat.postMessage")) {
       const blocks = String(slackArgs(post).blocks);
-      const run = /\*Run\*\\n(bench-chat-\d+)/.exec(blocks)?.[1];
+      const run = /Run: (bench-chat-\d+)/.exec(blocks)?.[1];
       const value = /"action_id":"run\.approve","value":"([\w-]+)"/.exec(blocks)?.[1];
       if (run && value) approveOf.set(run, value);
     }
