@@ -3,16 +3,13 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { Database } from "better-sqlite3";
 import { postgresRunner, sqliteRunner } from "./connection/runners";
 import { rows, type SqlRunner } from "./connection/sql";
+import { SqliteDirect } from "./connection/sqlite-direct";
 import { PrismaClient as PostgresClient } from "./generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
-import { SqliteDirect } from "./sqlite-direct";
 
-/**
- * Both generated clients expose the same models (one schema, two providers), so the store is typed
- * against the SQLite client and the PostgreSQL one is used through the same surface.
- */
-export type Db = SqliteClient;
-export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+export type { Db, Tx } from "./connection/db";
+
+import type { Db } from "./connection/db";
 export type Provider = "sqlite" | "postgresql";
 
 export const providerOf = (databaseUrl: string): Provider =>

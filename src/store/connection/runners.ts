@@ -1,6 +1,4 @@
-import type { Db } from "../client";
-import type { SqliteDirect } from "../sqlite-direct";
-import { sqliteTime } from "../sqlite-direct";
+import type { Db } from "./db";
 import {
   type Dialect,
   driveAsync,
@@ -12,6 +10,8 @@ import {
   SQLITE,
   type SqlRunner,
 } from "./sql";
+import type { SqliteDirect } from "./sqlite-direct";
+import { sqliteTime } from "./sqlite-direct";
 
 const sqliteParam = (p: Param): unknown =>
   p instanceof Date ? sqliteTime(p) : Array.isArray(p) ? JSON.stringify(p) : typeof p === "boolean" ? Number(p) : p;
