@@ -53,7 +53,7 @@ export async function benchApprovals(): Promise<void> {
     await migrateDatabase(url.toString());
     const destination = `${receiver.url}/effects`;
     const spec = loadDirectoryFile("holdfast.example.yaml");
-    spec.tenants[0]!.agents[0]!.settings = { destinations: { [destination]: "unique-external-id" } };
+    spec.tenants[0]!.agents[0]!.settings.destinations = { [destination]: "unique-external-id" };
     await syncDirectory(store, spec);
     const log = pino({ level: "silent" });
     const ctx: HandlerContext = { store, log, now: () => new Date(), events: new HoldfastEvents() };

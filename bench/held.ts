@@ -10,6 +10,7 @@ import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
 import { pauseTenant, resumeTenant } from "../src/bot/handlers/tenant-control";
 import { startHeld } from "../src/bot/held-wiring";
+import { NO_SETTINGS } from "../src/policy/agent-settings";
 import { occurrenceKey } from "../src/policy/ids";
 import { openStore } from "../src/store/client";
 import { type DirectorySpec, syncDirectory } from "../src/store/directory";
@@ -133,7 +134,7 @@ function benchDirectory(agents: number): DirectorySpec {
           name: `agent-${i}`,
           supervisors: [],
           reviewers: [],
-          settings: {},
+          settings: NO_SETTINGS,
         })),
       },
     ],

@@ -1,3 +1,4 @@
+import { type AgentSettings, agentSettingsOf } from "../policy/agent-settings";
 import { agentId, agentScope, tenantScope, userId } from "../policy/ids";
 import type { Standing } from "../policy/roles";
 import type { Db, Store, Tx } from "./client";
@@ -29,7 +30,7 @@ export interface AgentSpec {
   secondaryManager?: string;
   webhook?: string;
   agentKeyHash?: string;
-  settings: Record<string, unknown>;
+  settings: AgentSettings;
 }
 
 /**
@@ -134,7 +135,7 @@ export interface KnownAgent {
   principalId: string | null;
   secondaryManagerId: string | null;
   webhook: string | null;
-  settings: Record<string, unknown>;
+  settings: AgentSettings;
 }
 
 function toKnownAgent(row: {
@@ -146,7 +147,7 @@ function toKnownAgent(row: {
   webhook: string | null;
   settings: string;
 }): KnownAgent {
-  return { ...row, settings: JSON.parse(row.settings) as Record<string, unknown> };
+  return { ...row, settings: agentSettingsOf(JSON.parse(row.settings)) };
 }
 
 /** An agent is only found inside the asking tenant: another tenant's agent does not exist for it. */

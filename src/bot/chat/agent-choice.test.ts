@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { NO_SETTINGS } from "../../policy/agent-settings";
 import type { KnownAgent, KnownUser } from "../../store/directory";
 import { chooseAgent } from "./agent-choice";
 
@@ -9,7 +10,7 @@ const agent = (name: string, principalId: string | null = null): KnownAgent => (
   principalId,
   secondaryManagerId: null,
   webhook: null,
-  settings: {},
+  settings: NO_SETTINGS,
 });
 const alice: KnownUser = { id: "acme:alice", tenantId: "acme", name: "alice", isAdmin: false };
 

@@ -34,7 +34,7 @@ export function rememberDirectChannels(publishers: Partial<Record<Platform, Card
 }
 
 export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => {
-  const configured = (agent.settings.reviewChannel ?? {}) as Record<string, string | number>;
+  const configured: Record<string, string> = agent.settings.reviewChannel;
   return Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
 };
 

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import type { AgentSettings } from "../../policy/agent-settings";
 import { agentId } from "../../policy/ids";
 import type { DirectorySpec, TenantSpec } from "../../store/directory";
 import { ConfigError } from "./env";
@@ -168,7 +169,7 @@ function toTenantSpec(
     for (const [i, u] of a.supervisors.entries()) mustKnow(u, `${at}.supervisors.${i}`);
     for (const [i, u] of a.reviewers.entries()) mustKnow(u, `${at}.reviewers.${i}`);
     const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...rest } = a;
-    const { signingSecret, signingSecretFile, limits, ...settings } = rest;
+    const { signingSecret, signingSecretFile, limits, destinations, checkpoints, reviewChannel } = rest;
     const key = readKey(agentKey, agentKeyFile, baseDir, `${label}: tenants.${id}.${at}.agentKey`);
     const signingKey = readSigningKey(
       { signingSecret, signingSecretFile },
@@ -184,7 +185,12 @@ function toTenantSpec(
       secondaryManager,
       webhook,
       agentKeyHash: key ? hashKey(key) : undefined,
-      settings: { ...settings, limits: resolveLimits(t.limits, limits) },
+      settings: {
+        destinations,
+        checkpoints: checkpoints ?? [],
+        reviewChannel: reviewChannel ?? {},
+        limits: resolveLimits(t.limits, limits),
+      } satisfies AgentSettings,
     };
   });
   return { id, slackTeamId: t.slack?.teamId, discordGuildId: t.discord?.guildId, admins: t.admins, users, agents };

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { refusalWords, urlRefusal } from "../../policy/addresses.mjs";
+import { type AgentLimits, DEFAULT_LIMITS } from "../../policy/agent-settings";
 import { parseContract, parseDurationMs } from "../../policy/delivery";
 import { agentId } from "../../policy/ids";
 import type { DirectorySpec } from "../../store/directory";
@@ -45,13 +46,6 @@ export const LimitsSchema = z
   .object({ maxTriggers: z.number().int().min(1).max(1_000_000), minInterval: Duration })
   .partial()
   .strict();
-
-export interface AgentLimits {
-  maxTriggers: number;
-  minIntervalMs: number;
-}
-
-export const DEFAULT_LIMITS: AgentLimits = { maxTriggers: 1_000, minIntervalMs: 1_000 };
 
 export function resolveLimits(
   tenant: z.infer<typeof LimitsSchema> | undefined,

@@ -6,6 +6,6 @@ import type { KnownAgent } from "../../store/directory";
  * operator said they may.
  */
 export function destinationContract(agent: KnownAgent, destination: string): string | undefined {
-  const declared = agent.settings.destinations as Record<string, string> | undefined;
+  const declared = agent.settings.destinations;
   return declared && Object.hasOwn(declared, destination) ? declared[destination] : undefined;
 }

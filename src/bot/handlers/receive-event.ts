@@ -14,8 +14,7 @@ export interface EventInput {
 }
 
 /** The checkpoint sequence declared for the agent in the directory (`checkpoints: [...]`). */
-export const checkpointsOf = (agent: KnownAgent): string[] =>
-  Array.isArray(agent.settings.checkpoints) ? (agent.settings.checkpoints as string[]) : [];
+export const checkpointsOf = (agent: KnownAgent): string[] => agent.settings.checkpoints;
 
 /**
  * Stores an awaited event (design.md section 4). Held while the agent or its tenant is paused; otherwise it

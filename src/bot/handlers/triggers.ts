@@ -1,3 +1,4 @@
+import type { AgentLimits } from "../../policy/agent-settings";
 import { parseContract } from "../../policy/delivery";
 import { shortestGapMs } from "../../policy/quotas";
 import { anchorOffset, nextDueAfter } from "../../policy/schedule";
@@ -5,7 +6,6 @@ import type { KnownAgent } from "../../store/directory";
 import { triggerPage } from "../../store/pages";
 import type { StoredTrigger, TriggerSpec } from "../../store/triggers";
 import { cadenceOf, countTriggers, deleteTrigger, findTrigger, triggerId, upsertTrigger } from "../../store/triggers";
-import { type AgentLimits, DEFAULT_LIMITS } from "../config/outbound-config";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
 
@@ -24,8 +24,7 @@ export type RegisterResult =
   | { kind: "quota_exceeded"; message: string };
 
 /** The agent's quotas, resolved from config at load (`limits:` on the tenant or the agent). */
-export const limitsOf = (agent: KnownAgent): AgentLimits =>
-  (agent.settings.limits as AgentLimits | undefined) ?? DEFAULT_LIMITS;
+export const limitsOf = (agent: KnownAgent): AgentLimits => agent.settings.limits;
 
 /** The trigger as the API shows it. */
 export interface TriggerView {
