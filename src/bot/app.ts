@@ -17,7 +17,7 @@ import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import { unsignedAgents } from "./config/outbound-config";
 import type { HandlerContext } from "./context";
-import { crashHook } from "./crash-hook";
+import { crashFaults } from "./crash-hook";
 import { HoldfastEvents } from "./events";
 import { alignTriggersWithConfig } from "./handlers/trigger-config";
 import { startHeld } from "./held-wiring";
@@ -67,13 +67,13 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
     const now = options.now ?? (() => new Date());
-    const crash = crashHook(env.HOLDFAST_CRASH_AT);
+    const faults = crashFaults(env.HOLDFAST_CRASH_AT);
     const ctx: HandlerContext = {
       store,
       log,
       now,
       events: new HoldfastEvents(),
-      crash,
+      faults,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
     };
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
@@ -87,9 +87,9 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       instanceId,
       redisUrl: redis.url,
       prefix: env.HOLDFAST_QUEUE_PREFIX,
-      crashAt: env.HOLDFAST_CRASH_AT,
+      faults,
       releaseBatch: env.HOLDFAST_RELEASE_BATCH,
-      delivery: { crash, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
+      delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
     });
     cleanups.unshift(() => held.stop());
     const prefix = env.HOLDFAST_QUEUE_PREFIX;

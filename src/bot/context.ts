@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
+import type { Faults } from "../policy/faults";
 import type { Store } from "../store/client";
-import type { CrashPoint } from "./crash-hook";
 import type { HoldfastEvents } from "./events";
 
 /** What every handler receives: injected services and the clock. Handlers do no other I/O. */
@@ -9,8 +9,8 @@ export interface HandlerContext {
   log: Logger;
   now: () => Date;
   events: HoldfastEvents;
-  /** Test-only crash points; absent unless HOLDFAST_CRASH_AT is set. */
-  crash?: (point: CrashPoint) => void;
+  /** Test-only fault points (src/policy/faults.ts); absent or `NO_FAULTS` unless HOLDFAST_CRASH_AT is set. */
+  faults?: Faults;
   /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 90 s. */
   drainTimeoutMs?: number;
 }

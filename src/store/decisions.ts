@@ -1,3 +1,4 @@
+import type { Faults } from "../policy/faults";
 import type { Db, Store } from "./client";
 import { planDelivery } from "./outbox/plan";
 import type { PlannedDelivery } from "./outbox/types";
@@ -35,8 +36,8 @@ export interface DecisionCommit {
   at: Date;
   /** Approve plans exactly one outbox row in the same transaction; deny and expire plan none. */
   outbox?: PlannedDelivery;
-  /** Test-only crash point, called inside the transaction just before it commits. */
-  beforeCommit?: () => void;
+  /** Test-only: `before-approve-commit` is reached inside the transaction just before it commits. */
+  faults?: Faults;
 }
 
 class LostRace extends Error {}
@@ -57,7 +58,7 @@ export async function commitDecision(store: Store, commit: DecisionCommit): Prom
         if (moved.count !== 1) throw new LostRace();
         await tx.decisionEvent.create({ data: { runId: commit.runId, ...commit.event, createdAt: commit.at } });
         if (commit.outbox) await planDelivery(store, commit.outbox, commit.at, tx);
-        commit.beforeCommit?.();
+        commit.faults?.reach("before-approve-commit");
       },
       { maxWait: 30_000, timeout: 30_000 },
     );

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import type { CrashPoint } from "../../src/bot/crash-hook";
+import type { FaultPoint as CrashPoint } from "../../src/policy/faults";
 import { AGENT_KEY } from "../support/approvals";
 import { type BotProcess, spawnBot } from "../support/bot-process";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
@@ -40,7 +40,7 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 
 /**
  * issue 4, process recovery: the real bot is SIGKILLed at each boundary (HOLDFAST_CRASH_AT, see
- * src/bot/crash-hook.ts), restarted on the same database, and must end with exactly one applied record
+ * src/policy/faults.ts), restarted on the same database, and must end with exactly one applied record
  * per action at the receiver and nothing pending. The receiver deduplicates keys, as the declared
  * contract `key-retained 24h` promises.
  */

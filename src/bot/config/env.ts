@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
-import { CRASH_POINTS, type CrashPoint } from "../crash-hook";
+import { FAULT_POINTS } from "../../policy/faults";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -12,8 +12,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a delivery claim is exclusive before another worker may take the item over. */
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
-  /** Test-only: kill the process with SIGKILL at this point (see src/bot/crash-hook.ts). */
-  HOLDFAST_CRASH_AT: z.enum(CRASH_POINTS as [CrashPoint, ...CrashPoint[]]).optional(),
+  /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */
+  HOLDFAST_CRASH_AT: z.enum(FAULT_POINTS).optional(),
   /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
   HOLDFAST_DRAIN_TIMEOUT: z
     .string()

@@ -114,10 +114,10 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
           },
         }
       : undefined,
-    beforeCommit: approve ? () => ctx.crash?.("before-approve-commit") : undefined,
+    faults: approve ? ctx.faults : undefined,
   });
   if (!won) return "lost" as const;
-  if (approve) ctx.crash?.("after-approve-commit");
+  if (approve) ctx.faults?.reach("after-approve-commit");
   ctx.events.emit("run.changed", run.id);
   if (approve) ctx.events.emit("outbox.planned");
   return { result: decision.result };

@@ -9,6 +9,7 @@ import {
   outcomeDetail,
   parseContract,
 } from "../../policy/delivery";
+import { type Faults, NO_FAULTS } from "../../policy/faults";
 import type { Store } from "../../store/client";
 import { pausedScopes, readControls } from "../../store/control/gate";
 import { type Controls, gateOf, gateScopes } from "../../store/control/records";
@@ -53,8 +54,8 @@ export interface DeliveryLoopOptions {
   random?: () => number;
   /** After each round, with the items it worked on (their new state is in the database). */
   afterRound?: (items: OutboxItem[]) => Promise<void> | void;
-  /** Test-only crash points (see src/bot/crash-hook.ts); a no-op unless HOLDFAST_CRASH_AT is set. */
-  crash?: (point: DeliveryCrashPoint) => void;
+  /** Test-only fault points (src/policy/faults.ts); none unless HOLDFAST_CRASH_AT is set. */
+  faults?: Faults;
 }
 
 /** How stale a round's gate reading may get before the next wave reads it again. */
@@ -64,8 +65,6 @@ interface Gate {
   controls: Controls;
   readAt: number;
 }
-
-export type DeliveryCrashPoint = "after-dispatch-mark" | "before-acknowledge";
 
 export interface DeliveryLoop {
   /** Polls until stopped. */
@@ -104,7 +103,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
-  const crash = options.crash ?? (() => {});
+  const faults = options.faults ?? NO_FAULTS;
   let stopped = false;
   let wake: (() => void) | null = null;
 
@@ -146,14 +145,14 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   /** Sends items marked DISPATCHED concurrently; the acknowledgements are written in one statement. */
   async function sendDispatched(dispatched: Claim[]): Promise<void> {
     if (dispatched.length === 0) return;
-    crash("after-dispatch-mark");
+    faults.reach("after-dispatch-mark");
     const results = await Promise.all(
       dispatched.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
     );
     const at = now();
     const plainAck = (r: (typeof results)[number]) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
     const acked = results.filter(plainAck);
-    if (acked.length) crash("before-acknowledge");
+    if (acked.length) faults.reach("before-acknowledge");
     await markAcknowledgedMany(
       store,
       acked.map((r) => r.claim),

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import type { Faults } from "../../policy/faults";
 import { REBUILD_LEASE } from "../../policy/ids";
 import type { Store } from "../../store/client";
 import { readControl } from "../../store/control";
@@ -41,8 +42,8 @@ export interface HeldRuntimeOptions {
   delivery?: Partial<DeliveryLoopOptions>;
   /** How often the database is re-read for drains, event queues, orphaned holds and a lost Redis. Default 1 s. */
   reconcileMs?: number;
-  /** Test-only: "release-batch" stops the process (by hanging, to be SIGKILLed) after a release batch. */
-  crashAt?: string;
+  /** Test-only faults: an armed "release-batch" stops the process (by hanging, to be SIGKILLed) after a release step. */
+  faults?: Faults;
   /**
    * Tick jobs in flight at once (default 600: each waits on the group commit, and the batches in flight
    * keep Redis, the tick thread and the database busy side by side). With the one-batch-at-a-time group
@@ -120,7 +121,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   });
 
   const afterBatch = async (releaseId: string) => {
-    if (options.crashAt !== "release-batch") return;
+    if (!options.faults?.armed("release-batch")) return;
     // Freeze outbound work (sends under way finish) so the kill lands between batches, then hang until
     // the test SIGKILLs the process.
     await delivery.stop();
