@@ -1,5 +1,3 @@
-import crypto from "node:crypto";
-import pg from "pg";
 import pino from "pino";
 import { loadDirectoryFile } from "../src/bot/config/directory-file";
 import { hashKey } from "../src/bot/config/secrets";
@@ -15,8 +13,8 @@ import { findAgent, findUserByKeyHash, syncDirectory } from "../src/store/direct
 import { migrateDatabase } from "../src/store/migrate";
 import { planDelivery } from "../src/store/outbox/plan";
 import { startEffectReceiver } from "../test/support/effect-receiver";
+import { freshPostgres } from "./postgres";
 
-const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const RUNS = 100;
 const CLICKS_PER_RUN = 10;
 const DELIVERIES = 2000;
@@ -27,30 +25,17 @@ const RUNS_AT_ONCE = 10;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const fmt = (n: number) => n.toFixed(1);
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Approvals and outbox on PostgreSQL: decisions with 100 runs x 10 concurrent clicks (exactly 100 outbox
  * rows must result), decision latency, and outbox deliveries to a local receiver against a plain HTTP
  * POST loop to the same receiver at the same concurrency, measured in the same run (the machine is noisy).
  */
 export async function benchApprovals(): Promise<void> {
-  const name = `holdfast_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  await admin(`CREATE DATABASE ${name}`);
+  const database = await freshPostgres();
   const receiver = await startEffectReceiver();
-  const store = openStore(url.toString());
+  const store = openStore(database.url);
   try {
-    await migrateDatabase(url.toString());
+    await migrateDatabase(database.url);
     const destination = `${receiver.url}/effects`;
     const spec = loadDirectoryFile("holdfast.example.yaml");
     spec.tenants[0]!.agents[0]!.settings.destinations = { [destination]: "unique-external-id" };
@@ -165,6 +150,6 @@ export async function benchApprovals(): Promise<void> {
   } finally {
     await store.close();
     await receiver.close();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await database.drop();
   }
 }

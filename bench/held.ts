@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import pg from "pg";
 import pino from "pino";
 import type { HandlerContext } from "../src/bot/context";
 import { HoldfastEvents } from "../src/bot/events";
@@ -16,6 +15,7 @@ import { openStore } from "../src/store/client";
 import { type DirectorySpec, syncDirectory } from "../src/store/directory";
 import { migrateDatabase } from "../src/store/migrate";
 import { upsertTrigger } from "../src/store/triggers";
+import { freshPostgres } from "./postgres";
 import { startCountingReceiver } from "./receiver";
 
 export interface HeldBenchOptions {
@@ -318,22 +318,4 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await postgres?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A database of the bench's own on a PostgreSQL server, dropped afterwards. */
-async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `holdfast_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

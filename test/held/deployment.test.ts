@@ -1,4 +1,3 @@
-import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startApp } from "../../src/bot/app";
@@ -10,19 +9,8 @@ import { syncDirectory } from "../../src/store/directory";
 import { upsertTrigger } from "../../src/store/triggers";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 import { EXAMPLE_CONFIG } from "../support/harness";
+import { capturedLog } from "../support/log-capture";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
-
-/** A logger whose lines a test can read. */
-function capturingLog() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: "info" }, stream), lines };
-}
 
 describe.each(PROVIDERS)("one deployment on one %s database", (provider) => {
   let database: TestDatabase;
@@ -77,7 +65,7 @@ describe.each(PROVIDERS)("one deployment on one %s database", (provider) => {
     }
     const other: Store = openStore(database.url);
     const processes = [];
-    const logs = [capturingLog(), capturingLog()];
+    const logs = [capturedLog(), capturedLog()];
     try {
       for (const [i, store] of [database.store, other].entries()) {
         processes.push(

@@ -1,9 +1,10 @@
 import { count, type Dialect, type Step, sqlText } from "../connection/sql";
+import type { OutboxKind } from "./types";
 
 /** A new outbox row: what its producer knows. The rest takes the schema's defaults (PLANNED, unleased). */
 export interface NewOutboxRow {
   id: string;
-  kind: "trigger" | "event" | "action" | "message";
+  kind: OutboxKind;
   tenantId: string;
   agentId: string;
   runId?: string | null;
