@@ -37,7 +37,8 @@ describe.each(PROVIDERS)("answers that say what happened on %s", (provider) => {
     expect(oldVersion).toMatchObject({ status: 409, json: { result: "stale", reason: "version", currentVersion: 2 } });
     const otherDigest = await decide("r-stale", { eventId: "e-3", action: "approve", version: 2, digest: "sha256:0" });
     expect(otherDigest).toMatchObject({ status: 409, json: { result: "stale", reason: "digest", currentVersion: 2 } });
-    expect((await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: runKey("acme", "r-stale") } })).state).toBe("waiting");
+    const stale = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: runKey("acme", "r-stale") } });
+    expect(stale.state).toBe("waiting");
   });
 
   it("takes the same until forms in the API as in chat", async () => {
