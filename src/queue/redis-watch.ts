@@ -20,6 +20,15 @@ export const redisConnection = (url: string): { url: string; retryStrategy: (tim
 /** Worker options that let a worker's loop resume as soon as its connection is back. */
 export const WORKER_RECOVERY = { runRetryDelay: RECONNECT_MS } as const;
 
+/**
+ * Socket errors of a lost connection: a Redis that is killed or restarted resets the connections it had
+ * (ECONNRESET), which BullMQ's isNotConnectionError does not count as one. Such an error is the outage the
+ * watch reports once, not a failure of its own. Takes an error's fields (a thread sends them over).
+ */
+const CONNECTION_LOSS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+export const isConnectionLoss = (error: { message: string; code?: unknown }): boolean =>
+  (typeof error.code === "string" && CONNECTION_LOSS.has(error.code)) || !isNotConnectionError(error as Error);
+
 type ErrorSource = { on(event: "error", listener: (error: Error) => void): unknown };
 
 export interface RedisWatch {
@@ -77,7 +86,7 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
     track(...sources) {
       for (const source of sources) {
         source.on("error", (error: Error) => {
-          if (isNotConnectionError(error)) mine.log.warn({ err: error.message }, "redis command failed");
+          if (!isConnectionLoss(error)) mine.log.warn({ err: error.message }, "redis command failed");
         });
       }
     },

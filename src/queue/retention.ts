@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Store } from "../store/client";
 import { type PruneCounts, pruneFinished } from "../store/retention";
+import { redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
 
 export interface RetentionOptions {
   store: Store;
@@ -33,7 +34,8 @@ export interface Retention {
 export async function startRetention(options: RetentionOptions): Promise<Retention> {
   const now = options.now ?? (() => new Date());
   const name = "retention";
-  const connect = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const connect = () =>
+    new Redis(options.redisUrl, { ...redisConnection(options.redisUrl), maxRetriesPerRequest: null });
   const queueConnection = connect();
   const workerConnection = connect();
   const queue = new Queue(name, { connection: queueConnection, prefix: options.prefix });
@@ -51,9 +53,12 @@ export async function startRetention(options: RetentionOptions): Promise<Retenti
     connection: workerConnection,
     prefix: options.prefix,
     concurrency: 1,
+    ...WORKER_RECOVERY,
   });
+  // An outage is the shared watch's one warn line each way, not a raw stack or a warn per reconnect.
+  const watch = watchRedis(options.redisUrl, options.log);
+  watch.track(queueConnection, workerConnection, queue, worker);
   worker.on("failed", (_job, error) => options.log.warn({ err: error.message }, "retention prune failed"));
-  worker.on("error", (error) => options.log.warn({ err: error.message }, "retention worker error"));
   await queue.upsertJobScheduler(
     "prune",
     { every: options.everyMs ?? 3_600_000 },
@@ -67,6 +72,7 @@ export async function startRetention(options: RetentionOptions): Promise<Retenti
       await queue.close();
       queueConnection.disconnect();
       workerConnection.disconnect();
+      watch.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { expireRun } from "../../src/bot/handlers/expire-run";
+import { runKey } from "../../src/policy/run-ids";
 import { AGENT_KEY, asAgent, createWaitingRun, declareDestinations } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
@@ -24,7 +25,8 @@ describe.each(PROVIDERS)("answers that say what happened on %s", (provider) => {
     const deadline = new Date(T0.getTime() + 3_600_000);
     const run = await createWaitingRun(h, { id: "r-exp", destination: DESTINATION, deadline });
     clock = new Date(deadline.getTime() + 1);
-    expect(await expireRun(h.ctx, "r-exp")).toBe("expired");
+    // the scheduler's expiry job carries the stored (tenant-scoped) key
+    expect(await expireRun(h.ctx, runKey("acme", "r-exp"))).toBe("expired");
     const late = await decide("r-exp", { eventId: "e-1", action: "approve", version: run.version, digest: run.digest });
     expect(late.status).toBe(409);
     expect(late.json.result).toBe("expired");
@@ -35,7 +37,8 @@ describe.each(PROVIDERS)("answers that say what happened on %s", (provider) => {
     expect(oldVersion).toMatchObject({ status: 409, json: { result: "stale", reason: "version", currentVersion: 2 } });
     const otherDigest = await decide("r-stale", { eventId: "e-3", action: "approve", version: 2, digest: "sha256:0" });
     expect(otherDigest).toMatchObject({ status: 409, json: { result: "stale", reason: "digest", currentVersion: 2 } });
-    expect((await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: "r-stale" } })).state).toBe("waiting");
+    const stale = await h.ctx.store.db.run.findUniqueOrThrow({ where: { id: runKey("acme", "r-stale") } });
+    expect(stale.state).toBe("waiting");
   });
 
   it("takes the same until forms in the API as in chat", async () => {
@@ -102,6 +105,6 @@ describe.each(PROVIDERS)("answers that say what happened on %s", (provider) => {
     expect(named.json.checkpoint).toBe("DOCUMENTS_SIGNED");
     const unknown = await asAgent(h, "POST", "/v1/runs", { ...base, id: "r-3", checkpoint: "awaiting-approval" });
     expect(unknown).toMatchObject({ status: 400, json: { error: "invalid_body", field: "checkpoint" } });
-    expect(await h.ctx.store.db.run.count({ where: { id: "r-3" } })).toBe(0);
+    expect(await h.ctx.store.db.run.count({ where: { id: runKey("acme", "r-3") } })).toBe(0);
   });
 });

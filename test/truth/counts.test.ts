@@ -7,6 +7,7 @@ import { runRelease } from "../../src/queue/held/run-release";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { AGENT_KEY } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHarness, type Harness } from "../support/harness";
 
 const via: ChatTransport = { platform: "telegram", checkCredentials: async () => ({ ok: true, detail: "test" }) };
@@ -22,6 +23,7 @@ describe.each(PROVIDERS)("counts by policy on %s", (provider) => {
     h = await createHarness(provider);
     expect((await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation" })).status).toBe(200);
     const db = h.ctx.store.db;
+    await allowTriggerDestinations(db, AGENT, ["http://127.0.0.1:9/tick"]);
     for (const [key, misfire, count] of [
       ["co", "coalesce", 3],
       ["every", "all", 2],
@@ -148,6 +150,7 @@ describe.each(PROVIDERS)("counts by policy on %s", (provider) => {
       },
       via,
     );
-    expect(late.card?.footer).toMatch(/^Resumed by ada at .* UTC\.$/);
+    // Bound to its preflight (issue 13), the card resumed nothing; it still says who did.
+    expect(late.card?.footer).toMatch(/^Out of date at .* UTC: nothing was resumed\. Resumed by ada at .* UTC\.$/);
   });
 });

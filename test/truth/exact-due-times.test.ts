@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
+import { allowTriggerDestinations } from "../support/declared";
 import { createHeldHarness, type HeldHarness } from "../support/held-harness";
 
 /**
@@ -11,14 +12,20 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
   let h: HeldHarness;
   afterEach(() => h.close());
 
+  /** The receiver's /tick declared for the demo agent, with this minimum interval (the default is 1 s). */
+  const setup = async (minIntervalMs = 1_000) => {
+    h = await createHeldHarness(provider);
+    await allowTriggerDestinations(h.ctx.store.db, "acme:ops-agent", [`${h.receiver.url}/tick`], "none", minIntervalMs);
+  };
+
   const delivered = () =>
     h.receiver.calls
       .filter((c) => c.kind === "trigger")
       .map((c) => ({ dueAt: Date.parse((c.body as { dueAt: string }).dueAt), at: c.at }));
 
   it("fires an every trigger on the epoch's grid, each due time at or before its send", async () => {
-    h = await createHeldHarness(provider);
-    const every = 700;
+    const every = 700; // not a divisor of a second: the grid is the epoch's, not the clock's seconds
+    await setup(every); // the agent's limits allow this interval (the default minimum is 1 s)
     const registeredAt = Date.now();
     const created = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "grid",
@@ -38,7 +45,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
       expect(at).toBeGreaterThanOrEqual(dueAt);
       expect(at - dueAt).toBeLessThan(5_000); // late only by the load of the machine, never early
     }
-    const listed = (await h.call("GET", "/v1/agents/ops-agent/triggers", "alice")).json.triggers[0];
+    const listed = (await h.call("GET", "/v1/agents/ops-agent/triggers", "alice")).json.items[0];
     const now = Date.now();
     expect(Date.parse(listed.lastDueAt)).toBeLessThanOrEqual(now);
     expect(Date.parse(listed.nextDueAt)).toBeGreaterThan(now);
@@ -47,10 +54,11 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
   });
 
   it("fires on the caller's anchor, and moves a scheduler to a new anchor when the trigger is registered again", async () => {
-    h = await createHeldHarness(provider);
+    await setup();
     const every = 1000;
     const body = (anchor: string) => ({ key: "anchored", every, anchor, destination: `${h.receiver.url}/tick` });
     const created = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", body("2026-12-01T09:00:00.250Z"));
+    expect(created.status).toBe(201);
     expect(created.json.anchor).toBe("1970-01-01T00:00:00.250Z");
     expect(Date.parse(created.json.nextDueAt) % every).toBe(250);
     await h.until(delivered, (d) => d.length >= 2, 10_000);
@@ -59,6 +67,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
       expect(at).toBeGreaterThanOrEqual(dueAt);
     }
     const again = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", body("2026-12-01T09:00:00.750Z"));
+    expect(again.status).toBe(201);
     expect(Date.parse(again.json.nextDueAt) % every).toBe(750);
     const before = delivered().length;
     await h.until(delivered, (d) => d.length >= before + 3, 10_000);
@@ -70,7 +79,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
   });
 
   it("fires a cron trigger with a time zone at its whole-second slots, each at or before its send", async () => {
-    h = await createHeldHarness(provider);
+    await setup();
     const registeredAt = Date.now();
     const created = await h.call("POST", "/v1/agents/ops-agent/triggers", "alice", {
       key: "cron",
@@ -78,6 +87,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
       tz: "Asia/Kolkata",
       destination: `${h.receiver.url}/tick`,
     });
+    expect(created.status).toBe(201);
     expect(Date.parse(created.json.nextDueAt) % 1000).toBe(0);
     await h.until(delivered, (d) => d.length >= 2, 10_000);
     for (const { dueAt, at } of delivered()) {
@@ -85,7 +95,7 @@ describe.each(PROVIDERS)("exact due times on %s", (provider) => {
       expect(dueAt).toBeGreaterThan(registeredAt);
       expect(at).toBeGreaterThanOrEqual(dueAt);
     }
-    const listed = (await h.call("GET", "/v1/agents/ops-agent/triggers", "alice")).json.triggers[0];
+    const listed = (await h.call("GET", "/v1/agents/ops-agent/triggers", "alice")).json.items[0];
     expect(Date.parse(listed.lastDueAt)).toBeLessThanOrEqual(Date.now());
   });
 });

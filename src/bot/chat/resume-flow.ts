@@ -1,5 +1,11 @@
 import { agentScope } from "../../policy/ids";
-import { createChatButtons, findChatButton, newButtonId, replaceChatButtonPayload } from "../../store/chat";
+import {
+  createChatButtons,
+  findChatButton,
+  newButtonId,
+  replaceChatButtonPayload,
+  type StoredButton,
+} from "../../store/chat";
 import { recordRefusal } from "../../store/control";
 import { findAgentById, type KnownAgent, type KnownUser, userName } from "../../store/directory";
 import type { HandlerContext } from "../context";
@@ -7,7 +13,7 @@ import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
 import type { ChatRefusal } from "./refusals";
 import { preflightCard, settledCard } from "./resume-card";
-import { alreadyRunningFooter, heldBeforeResume, resumedFooter } from "./resume-outcome";
+import { alreadyRunningFooter, heldBeforeResume, outOfDateFooter, resumedFooter } from "./resume-outcome";
 import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
 import { tenantHoldNote, when } from "./words";
 
@@ -80,12 +86,12 @@ export async function finishResume(
 
   // A card from before versions were bound (no controlVersion), or a cancelled one, is as stale as a used one.
   const bound = typeof button.payload.controlVersion === "number" && button.payload.cancelled !== true;
-  if (!bound) return freshPreflight(ctx, user, agent, via, shown);
+  if (!bound) return freshPreflight(ctx, user, agent, via, button, shown);
   const shownVersion = button.payload.controlVersion as number;
   const held = await heldBeforeResume(ctx, agent);
   const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
-  if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, shown);
+  if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, button, shown);
   if (result.kind === "resumed") {
     const footer = await resumedFooter(ctx, button, user, held);
     return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(shown, footer) };
@@ -108,13 +114,14 @@ async function freshPreflight(
   user: KnownUser,
   agent: KnownAgent,
   via: ChatTransport,
+  button: StoredButton,
   shown: Card,
-): Promise<{ refusal: ChatRefusal; card?: Card }> {
+): Promise<InteractionResult | { refusal: ChatRefusal; card?: Card }> {
   const fresh = await startResume(ctx, user, agent, via);
   if ("card" in fresh) return { refusal: { code: "stale_card", agent: agent.name }, card: fresh.card };
   if (fresh.refusal.code !== "not_paused") return { refusal: fresh.refusal };
-  return {
-    refusal: fresh.refusal,
-    card: settledCard(shown, `Out of date at ${when(ctx.now())}: nothing was resumed.`),
-  };
+  // A re-sent Confirm of the card that resumed the agent: nothing fires twice, and it keeps who resumed.
+  const kept = button.payload.resumedFooter;
+  if (typeof kept === "string") return { note: `${agent.name} is already running.`, card: settledCard(shown, kept) };
+  return { refusal: fresh.refusal, card: settledCard(shown, await outOfDateFooter(ctx, button, agent)) };
 }

@@ -39,8 +39,22 @@ export async function alreadyRunningFooter(
 ): Promise<string> {
   const kept = button.payload.resumedFooter;
   if (typeof kept === "string") return kept;
+  return (await resumedSince(ctx, button, agent)) ?? `Already running at ${when(ctx.now())}.`;
+}
+
+/**
+ * The footer of an outdated card settled because nothing is paused any more: it resumed nothing, and it
+ * still says who resumed the agent after it was posted (another card, the API or the scheduler).
+ */
+export async function outOfDateFooter(ctx: HandlerContext, button: StoredButton, agent: KnownAgent): Promise<string> {
+  const head = `Out of date at ${when(ctx.now())}: nothing was resumed.`;
+  const resumed = await resumedSince(ctx, button, agent);
+  return resumed ? `${head} ${resumed}` : head;
+}
+
+/** "Resumed by <who> at <when>." for the latest resume since the card was posted, or null. */
+async function resumedSince(ctx: HandlerContext, button: StoredButton, agent: KnownAgent): Promise<string | null> {
   const resume = await lastResumeSince(ctx.store.db, agentScope(agent.id), button.createdAt);
-  if (resume)
-    return `Resumed by ${(await userName(ctx.store.db, resume.actorId)) ?? "the scheduler"} at ${when(resume.at)}.`;
-  return `Already running at ${when(ctx.now())}.`;
+  if (!resume) return null;
+  return `Resumed by ${(await userName(ctx.store.db, resume.actorId)) ?? "the scheduler"} at ${when(resume.at)}.`;
 }

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
+import { isConnectionLoss } from "../redis-watch";
 import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
 import { scheduledMillis } from "./job-ids";
 
@@ -57,8 +58,16 @@ export async function startTickThread(options: TickThreadOptions): Promise<{ clo
         answers = [];
       });
     };
-    worker.on("message", (message: { ticks?: Array<string | number | null>; log?: Record<string, unknown> }) => {
+    type ThreadMessage = {
+      ticks?: Array<string | number | null>;
+      log?: Record<string, unknown>;
+      error?: { message: string; code?: unknown };
+    };
+    worker.on("message", (message: ThreadMessage) => {
       if (message.log) options.log.warn(message.log, "tick thread reported a failure");
+      if (message.error && !isConnectionLoss(message.error)) {
+        options.log.warn({ err: message.error.message }, "tick thread reported a failure");
+      }
       const ticks = message.ticks ?? [];
       for (let i = 0; i < ticks.length; i += TICK_FIELDS) {
         const [id, triggerId, dueAt, jobId, timestamp, delay] = ticks.slice(i, i + TICK_FIELDS) as [

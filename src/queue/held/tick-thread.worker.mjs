@@ -3,7 +3,7 @@
 // rules and no state. Plain JavaScript so that it loads the same way under tsx, vitest and node.
 
 import { parentPort, workerData } from "node:worker_threads";
-import { isNotConnectionError, Worker } from "bullmq";
+import { Worker } from "bullmq";
 
 const { redisUrl, prefix, concurrency } = workerData;
 const waiting = new Map();
@@ -63,8 +63,8 @@ Promise.all(workers.map((worker) => worker.waitUntilReady())).then(
 );
 for (const worker of workers) {
   worker.on("failed", (job, error) => parentPort.postMessage({ log: { job: job?.name, err: error.message } }));
-  // A lost connection is reported once by the bot's Redis watch, not once per failed reconnect here.
-  worker.on("error", (error) => isNotConnectionError(error) && parentPort.postMessage({ log: { err: error.message } }));
+  // The bot's thread tells a lost connection (reported once by its Redis watch) from a failure.
+  worker.on("error", (error) => parentPort.postMessage({ error: { message: error.message, code: error.code } }));
 }
 
 parentPort.on("message", async (message) => {
