@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
 import type { Store } from "../client";
-import { asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
 import { insertOutboxRow, type NewOutboxRow } from "../outbox/insert";
 import { type Claim, plannedItem } from "../outbox/types";
@@ -34,7 +34,7 @@ export interface TickIntake {
 }
 
 /** A trigger as the tick batch reads it: the stored trigger, with its payload still JSON text. */
-type TriggerRow = Omit<StoredTrigger, "payload" | "misfire" | "createdAt"> & { payload: string };
+type TriggerRow = Omit<StoredTrigger, "payload" | "misfire"> & { payload: string };
 
 interface PlannedOccurrence {
   id: string;
@@ -64,7 +64,10 @@ function planTicks(triggers: Map<string, TriggerRow>, controls: Controls, ticks:
     const t = triggers.get(tick.triggerId);
     if (!t) continue;
     const cadence = cadenceOf(t);
-    const due = tickDueTimes(cadence, latest.get(t.id) ?? t.lastDueAt, slotFor(cadence, tick.millis));
+    // A trigger's first tick also fills the slots since its registration (the scheduler may have been set
+    // a moment after the API announced the first one): the announced slot is never skipped.
+    const since = latest.get(t.id) ?? t.lastDueAt ?? t.createdAt;
+    const due = tickDueTimes(cadence, since, slotFor(cadence, tick.millis));
     const gateHeld = held(t);
     for (const [list, missed] of [
       [due.missed, true],
@@ -119,7 +122,7 @@ export async function recordTicks(
 const TRIGGERS_IN = sqlText(
   (
     d,
-  ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt"
+  ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt", "createdAt"
   FROM "Trigger" WHERE "id" IN ${d.list}`,
 );
 const INSERT_OCCURRENCE = sqlText(
@@ -138,7 +141,11 @@ const ADVANCE_TRIGGER = sqlText(
   WHERE "id" = ? AND ("lastDueAt" IS NULL OR "lastDueAt" < ${d.time})`,
 );
 
-type TriggerReadRow = Omit<TriggerRow, "lastDueAt" | "everyMs"> & { lastDueAt: unknown; everyMs: unknown };
+type TriggerReadRow = Omit<TriggerRow, "lastDueAt" | "everyMs" | "createdAt"> & {
+  lastDueAt: unknown;
+  everyMs: unknown;
+  createdAt: unknown;
+};
 
 function* recordStep(
   d: Dialect,
@@ -153,7 +160,12 @@ function* recordStep(
   const triggers = new Map<string, TriggerRow>(
     found.map((t) => [
       t.id,
-      { ...t, everyMs: t.everyMs === null ? null : Number(t.everyMs), lastDueAt: asDateOrNull(t.lastDueAt) },
+      {
+        ...t,
+        everyMs: t.everyMs === null ? null : Number(t.everyMs),
+        lastDueAt: asDateOrNull(t.lastDueAt),
+        createdAt: asDate(t.createdAt),
+      },
     ]),
   );
   const plan = planTicks(triggers, yield* controlsStep(d, gateScopes(triggers.values()), leaseAtOnce), ticks);
