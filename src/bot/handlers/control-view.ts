@@ -5,28 +5,25 @@ import type { Db } from "../../store/client";
 import { readControl, type StoredControl } from "../../store/control";
 import { userName } from "../../store/directory";
 
-/** The control record as the API and chat show it: names instead of internal ids. */
-export interface ControlView {
-  agent: string;
+/** A control record as the API and chat show it: names instead of internal ids, times as ISO text. */
+interface RecordView {
   state: ControlState;
   holdLevel: HoldLevel;
   reason: string | null;
   setBy: string | null;
   setAt: string | null;
   until: string | null;
-  /** What holds the agent's work: its own record, or the tenant-wide hold (policy/effective.ts). */
+}
+
+/** An agent's record, and what holds its work: its own record or the tenant-wide hold (policy/effective.ts). */
+export interface ControlView extends RecordView {
+  agent: string;
   effective: EffectiveControl;
 }
 
 /** The tenant-wide record as the API shows it. */
-export interface TenantView {
+export interface TenantView extends RecordView {
   tenant: string;
-  state: ControlState;
-  holdLevel: HoldLevel;
-  reason: string | null;
-  setBy: string | null;
-  setAt: string | null;
-  until: string | null;
 }
 
 export async function tenantView(db: Db, tenantId: string, control: StoredControl): Promise<TenantView> {

@@ -1,19 +1,11 @@
 import { count, type Dialect, type Step, sqlText } from "../connection/sql";
-import type { OutboxKind } from "./types";
+import type { PlannedDelivery } from "./types";
 
-/** A new outbox row: what its producer knows. The rest takes the schema's defaults (PLANNED, unleased). */
-export interface NewOutboxRow {
-  id: string;
-  kind: OutboxKind;
-  tenantId: string;
-  agentId: string;
-  runId?: string | null;
-  digest?: string | null;
-  destination: string;
-  contract: string;
-  /** JSON text. */
-  payload: string;
-}
+/**
+ * A new outbox row: a planned delivery with its payload already JSON text. The rest takes the schema's
+ * defaults (PLANNED, unleased).
+ */
+export type NewOutboxRow = Omit<PlannedDelivery, "payload"> & { payload: string };
 
 /** Planned already leased and DISPATCHED as a first attempt (a tick batch's delivery alone in its lane). */
 export interface DispatchedAtOnce {
