@@ -40,12 +40,22 @@ export interface RedisWatch {
   track(...sources: ErrorSource[]): void;
   /** Whether Redis answered last time the watch looked. */
   readonly up: boolean;
+  /**
+   * Down now, or back for less than a few seconds: jobs that were in flight when Redis went (or came back
+   * empty) fail as part of the outage already reported, not as failures of their own.
+   */
+  inOutage(): boolean;
   close(): void;
 }
+
+/** How long after Redis is back the failures of jobs caught by the outage still count as the outage. */
+const OUTAGE_TAIL_MS = 5_000;
 
 interface Shared {
   users: number;
   up: boolean;
+  /** When Redis last answered again after an outage (0: never down). */
+  backAt: number;
   client: Redis;
   log: Logger;
 }
@@ -61,7 +71,7 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
   let state = shared.get(url);
   if (!state) {
     const client = new Redis(url, { retryStrategy: reconnectStrategy, maxRetriesPerRequest: null });
-    const created: Shared = { users: 0, up: true, client, log };
+    const created: Shared = { users: 0, up: true, backAt: 0, client, log };
     let downSince = 0;
     const down = (error?: Error) => {
       if (!created.up) return;
@@ -74,6 +84,7 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
     client.on("ready", () => {
       if (created.up) return;
       created.up = true;
+      created.backAt = Date.now();
       created.log.warn({ downMs: Date.now() - downSince }, "redis is back");
     });
     state = created;
@@ -93,6 +104,7 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
     get up() {
       return mine.up;
     },
+    inOutage: () => !mine.up || Date.now() - mine.backAt < OUTAGE_TAIL_MS,
     close() {
       if (closed) return;
       closed = true;

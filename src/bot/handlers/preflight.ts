@@ -54,11 +54,10 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,
   };
   if (decision.outcome !== "resumed") return { ...base, kind: decision.outcome };
-  const [held, byPolicy, triggers] = await Promise.all([
-    countHeldWork(db, agent.id),
-    heldByPolicy(db, agent.id),
-    listTriggers(db, agent.id),
-  ]);
+  // The triggers (their last recorded due time) before the held rows: a tick that commits in between then
+  // shows its rows in both reads, never in neither (the count errs high for a moment, never low).
+  const triggers = await listTriggers(db, agent.id);
+  const [held, byPolicy] = await Promise.all([countHeldWork(db, agent.id), heldByPolicy(db, agent.id)]);
   return { ...base, kind: "ready", ...withOverdue(held, byPolicy, triggers, ctx.now()) };
 }
 

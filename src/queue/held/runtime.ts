@@ -117,6 +117,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     prefix,
     concurrency: options.triggerConcurrency ?? 600,
     log,
+    inOutage: () => watch.inOutage(),
     record: (tick) => ticks.add(tick),
   });
 

@@ -9,6 +9,8 @@ export interface TickThreadOptions {
   prefix: string;
   concurrency: number;
   log: Logger;
+  /** True while a Redis outage is under way or just over (see RedisWatch.inOutage): failures then are its part. */
+  inOutage?: () => boolean;
   /** Records one tick (batched by the caller); the job completes when this resolves, fails when it throws. */
   record(tick: { triggerId: string; millis: number }): Promise<void>;
 }
@@ -64,9 +66,12 @@ export async function startTickThread(options: TickThreadOptions): Promise<{ clo
       error?: { message: string; code?: unknown };
     };
     worker.on("message", (message: ThreadMessage) => {
-      if (message.log) options.log.warn(message.log, "tick thread reported a failure");
+      // A job caught by an outage (say, one Redis lost with its data) fails as part of that outage, which the
+      // watch reported once already; its tick is in the database either way.
+      const level = options.inOutage?.() ? "info" : "warn";
+      if (message.log) options.log[level](message.log, "tick thread reported a failure");
       if (message.error && !isConnectionLoss(message.error)) {
-        options.log.warn({ err: message.error.message }, "tick thread reported a failure");
+        options.log[level]({ err: message.error.message }, "tick thread reported a failure");
       }
       const ticks = message.ticks ?? [];
       for (let i = 0; i < ticks.length; i += TICK_FIELDS) {
