@@ -14,27 +14,31 @@ export interface ClaimOptions {
 /**
  * A lane is one agent's items to one destination; they go one after another, in lane order (planning
  * time, then key: a release's occurrence keys sort by due time). The database enforces it, for every
- * process alike: an item is claimable only when no earlier unfinished item of its lane is in flight
- * (leased) or waiting for a later attempt than its own. Taken in (nextAttemptAt, createdAt, id) order, a
- * claim then always takes a prefix of each lane, and the claims themselves are serialised (`d.laneLock`),
- * so two processes never decide on the same snapshot.
+ * process alike: an item is claimable only when no unfinished item of its lane planned before it (or at the
+ * same moment) is in flight (leased) or waiting for a later attempt. Those blockers are found once per
+ * claim, a lane at a time (`blocked`), so a claim costs the same whatever a lane's length. Taken in lane
+ * order, a claim then always takes a prefix of each lane, and the claims themselves are serialised
+ * (`d.laneLock`), so two processes never decide on the same snapshot.
  */
 const claimText = sqlText(
   (d) => `
 UPDATE "OutboxItem" SET "leaseToken" = ?, "leaseAttemptId" = ?, "leaseExpiresAt" = ${d.time}, "updatedAt" = ${d.time}
 WHERE "id" IN (
+  WITH blocked AS (
+    SELECT "agentId", "destination", MIN("createdAt") AS "createdAt" FROM "OutboxItem"
+    WHERE "state" IN ('PLANNED', 'DISPATCHED') AND ("nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time})
+    GROUP BY "agentId", "destination"
+  )
   SELECT x."id" FROM "OutboxItem" x
   WHERE x."state" IN ('PLANNED', 'DISPATCHED') AND x."nextAttemptAt" <= ${d.time}
     AND (x."leaseExpiresAt" IS NULL OR x."leaseExpiresAt" < ${d.time})
     AND x."agentId" NOT IN ${d.list}
     AND x."tenantId" NOT IN ${d.list}
     AND NOT EXISTS (
-      SELECT 1 FROM "OutboxItem" y
-      WHERE y."agentId" = x."agentId" AND y."state" IN ('PLANNED', 'DISPATCHED') AND y."destination" = x."destination"
-        AND (y."createdAt" < x."createdAt" OR (y."createdAt" = x."createdAt" AND y."id" < x."id"))
-        AND (y."nextAttemptAt" > x."nextAttemptAt" OR y."leaseExpiresAt" >= ${d.time})
+      SELECT 1 FROM blocked b
+      WHERE b."agentId" = x."agentId" AND b."destination" = x."destination" AND b."createdAt" <= x."createdAt"
     )
-  ORDER BY x."nextAttemptAt", x."createdAt", x."id"
+  ORDER BY x."createdAt", x."id"
   LIMIT CAST(? AS INTEGER)
 )
 RETURNING *`,
@@ -53,9 +57,10 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
     now,
     now,
     now,
+    now,
+    now,
     options.excludeAgents,
     options.excludeTenants,
-    now,
     options.limit,
   );
 }
@@ -69,11 +74,6 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
 export async function claimDueItems(store: Store, options: ClaimOptions): Promise<Claim[]> {
   const leaseToken = crypto.randomUUID();
   const claimed = (await store.sql.write((d) => claimStep(d, options, leaseToken))).map(outboxItemOf);
-  claimed.sort(
-    (a, b) =>
-      a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
-      a.createdAt.getTime() - b.createdAt.getTime() ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return claimed.map((item) => ({ item, leaseToken, attemptId: crypto.randomUUID() }));
 }
