@@ -1,12 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import pino from "pino";
 import { type DirectoryFile, parseDirectory } from "../../src/bot/config/directory-file";
 import type { HandlerContext } from "../../src/bot/context";
-import { HoldfastEvents } from "../../src/bot/events";
-import { buildHttpServer } from "../../src/bot/http/server";
 import type { Provider } from "../../src/store/client";
-import { syncDirectory } from "../../src/store/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
+import { serveApi } from "./harness";
 
 export interface ConfigHarness {
   db: TestDatabase;
@@ -27,35 +24,6 @@ export interface ConfigHarness {
 export async function createConfigHarness(provider: Provider, config: unknown): Promise<ConfigHarness> {
   const directory = parseDirectory(config, ".");
   const db = await createTestDatabase(provider);
-  await syncDirectory(db.store, directory);
-  const ctx: HandlerContext = {
-    store: db.store,
-    log: pino({ level: "silent" }),
-    now: () => new Date(),
-    events: new HoldfastEvents(),
-  };
-  const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
-  await http.ready();
-  return {
-    db,
-    ctx,
-    http,
-    directory,
-    async call(method, url, key, body) {
-      const response = await http.inject({
-        method,
-        url,
-        headers: {
-          ...(key ? { authorization: `Bearer ${key}` } : {}),
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        payload: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.statusCode, json: response.body ? JSON.parse(response.body) : null };
-    },
-    async close() {
-      await http.close();
-      await db.drop();
-    },
-  };
+  const api = await serveApi(db, directory);
+  return { db, directory, ...api };
 }

@@ -6,7 +6,7 @@ import type { HandlerContext } from "../../src/bot/context";
 import { HoldfastEvents } from "../../src/bot/events";
 import { buildHttpServer } from "../../src/bot/http/server";
 import type { Provider } from "../../src/store/client";
-import { syncDirectory } from "../../src/store/directory";
+import { type DirectorySpec, syncDirectory } from "../../src/store/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 
 export const EXAMPLE_CONFIG = path.resolve("holdfast.example.yaml");
@@ -37,31 +37,39 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
-  const db = await createTestDatabase(provider);
-  await syncDirectory(db.store, loadDirectoryFile(EXAMPLE_CONFIG));
+/** The API server over a test database, and a request through its full HTTP stack with `Bearer <key>`. */
+export async function serveApi(db: TestDatabase, directory: DirectorySpec, now: () => Date = () => new Date()) {
+  await syncDirectory(db.store, directory);
   const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now, events: new HoldfastEvents() };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   await http.ready();
+  async function call(method: "GET" | "POST" | "DELETE", url: string, key?: string, body?: unknown) {
+    const response = await http.inject({
+      method,
+      url,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      payload: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    return { status: response.statusCode, json: response.body ? JSON.parse(response.body) : null };
+  }
+  const close = async () => {
+    await http.close();
+    await db.drop();
+  };
+  return { ctx, http, call, close };
+}
+
+export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
+  const db = await createTestDatabase(provider);
+  const api = await serveApi(db, loadDirectoryFile(EXAMPLE_CONFIG), now);
   return {
     db,
-    ctx,
-    http,
-    async call(method, url, as, body) {
-      const response = await http.inject({
-        method,
-        url,
-        headers: {
-          ...(as ? { authorization: `Bearer ${KEYS[as]}` } : {}),
-          ...(body !== undefined ? { "content-type": "application/json" } : {}),
-        },
-        payload: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-      });
-      return { status: response.statusCode, json: response.body ? JSON.parse(response.body) : null };
-    },
-    async close() {
-      await http.close();
-      await db.drop();
-    },
+    ctx: api.ctx,
+    http: api.http,
+    call: (method, url, as, body) => api.call(method, url, as ? KEYS[as] : undefined, body),
+    close: api.close,
   };
 }
