@@ -16,6 +16,7 @@ import { startChat } from "./chat-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import { unsignedAgents } from "./config/outbound-config";
+import { wireConsole } from "./console-wiring";
 import type { HandlerContext } from "./context";
 import { crashFaults } from "./crash-hook";
 import { HoldfastEvents } from "./events";
@@ -97,13 +98,28 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     cleanups.unshift(() => retention.close());
     const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
     const postConversation = conversationPoster(directory.signingKeys);
-    const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
+    const web = wireConsole({
+      ctx,
+      http,
+      exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
+      publicUrl: env.HOLDFAST_PUBLIC_URL,
+    });
+    const chat = await startChat({
+      env: options.processEnv ?? {},
+      ctx,
+      http,
+      postConversation,
+      consoleLink: web.consoleLink,
+    });
+    web.mount(chat.router);
     cleanups.unshift(() => chat.stop());
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());
     const address = http.server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
     log.info({ port, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX }, "holdfast is serving");
+    const demoLine = await web.listening(env.HOST, port);
+    if (demoLine) log.info({ demo: true }, demoLine);
     return { ctx, http, redis, port, stop: () => runCleanups(cleanups) };
   } catch (error) {
     await runCleanups(cleanups);

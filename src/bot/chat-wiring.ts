@@ -2,11 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { createDiscordAdapter } from "../adapters/discord/discord-adapter";
 import { createSlackAdapter } from "../adapters/slack/slack-adapter";
 import { createTelegramAdapter } from "../adapters/telegram/telegram-adapter";
+import type { KnownUser } from "../store/directory";
 import { type CardSync, startCardSync } from "./chat/card-sync";
 import type { ConversationPoster } from "./chat/conversation";
 import { createChatRouter } from "./chat/router";
 import type { CardPublisher, ChatAdapter, ChatRouter, Platform, RawHttpRoute } from "./chat/types";
 import { secretFromEnv } from "./config/secrets";
+import { webPublisher } from "./console/web-chat";
 import type { HandlerContext } from "./context";
 import { registerMessageRoutes } from "./http/message-routes";
 
@@ -17,10 +19,14 @@ export interface ChatWiringOptions {
   /** The main server; webhook routes are added to it, so call this before it listens. */
   http: FastifyInstance;
   postConversation?: ConversationPoster;
+  /** Makes a one-time console sign-in link for `/console` (the console's session module). */
+  consoleLink?: (user: KnownUser) => Promise<string>;
 }
 
 export interface ChatWiring {
   enabled: Platform[];
+  /** The one router every surface calls (the console's resume, chat box and card buttons too). */
+  router: ChatRouter;
   publishers: Partial<Record<Platform, CardPublisher>>;
   /** Keeps approval cards in step with their runs (driven by `run.changed`). */
   cards: CardSync;
@@ -73,14 +79,19 @@ export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, 
 /** Builds the router and the enabled adapters, mounts their webhooks and the agents' message route, starts them. */
 export async function startChat(options: ChatWiringOptions): Promise<ChatWiring> {
   const { ctx, http } = options;
-  const router = createChatRouter({ ctx, postConversation: options.postConversation });
+  const router = createChatRouter({
+    ctx,
+    postConversation: options.postConversation,
+    consoleLink: options.consoleLink,
+  });
   const adapters = chatAdaptersFromEnv(options.env, router, ctx);
   const publishers = Object.fromEntries(adapters.map((a) => [a.platform, a.publisher]));
   mountRawRoutes(
     http,
     adapters.flatMap((a) => a.routes),
   );
-  registerMessageRoutes(http, ctx, publishers);
+  // Agents answer the console's chat box through the same route, with platform "web".
+  registerMessageRoutes(http, ctx, { ...publishers, web: webPublisher(ctx) });
   const started: ChatAdapter[] = [];
   const cards = startCardSync(ctx, publishers);
   const stop = async () => {
@@ -99,7 +110,7 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
   }
   // Runs that changed while the bot was down: post their missing cards and settle the stale ones.
   void cards.syncAll().catch((error: Error) => ctx.log.warn({ err: error.message }, "card sync at start failed"));
-  return { enabled: adapters.map((a) => a.platform), publishers, cards, stop };
+  return { enabled: adapters.map((a) => a.platform), router, publishers, cards, stop };
 }
 
 /** Webhooks need the exact bytes that were signed, so their scope keeps bodies as unparsed text. */

@@ -49,3 +49,8 @@ export const REBUILD_LEASE = "rebuild";
 /** BullMQ custom job ids may not contain ':', which every agent id does. */
 export const jobId = (...parts: string[]): string => parts.join("|").replaceAll(":", "~");
 export const schedulerId = (trigger: string): string => `trigger:${trigger}`;
+
+/** A console chat box: one conversation per person and agent, "<userId>:<agent>" (userId is "<tenant>:<name>"). */
+export const webChannel = (userId: string, agentName: string) => `${userId}:${agentName}`;
+/** The agent a console conversation is with. */
+export const webChannelAgent = (channel: string) => channel.slice(channel.lastIndexOf(":") + 1);

@@ -119,6 +119,10 @@ export async function findUserByKeyHash(db: Db, apiKeyHash: string): Promise<Kno
   return db.user.findUnique({ where: { apiKeyHash }, select: KNOWN_USER_FIELDS });
 }
 
+export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
+  return db.user.findUnique({ where: { id }, select: KNOWN_USER_FIELDS });
+}
+
 export async function findUserByIdentity(db: Db, identity: string): Promise<KnownUser | null> {
   const found = await db.identity.findUnique({ where: { id: identity } });
   if (!found) return null;

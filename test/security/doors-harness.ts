@@ -68,7 +68,7 @@ export async function startDoors(provider: Provider): Promise<Doors> {
   const configFile = path.join(os.tmpdir(), `holdfast-doors-${process.pid}-${agent.port}.yaml`);
   fs.writeFileSync(
     configFile,
-    fs.readFileSync(EXAMPLE_CONFIG, "utf8").replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`),
+    fs.readFileSync(EXAMPLE_CONFIG, "utf8").replace("http://127.0.0.1:3000/demo/receiver", `${agent.url}/agent`),
   );
   const db = await createTestDatabase(provider);
   await syncDirectory(db.store, loadDirectoryFile(configFile));

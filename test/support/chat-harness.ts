@@ -41,7 +41,7 @@ export async function startChatHarness(provider: Provider, env: Record<string, s
   const agent = await startRecordingServer(() => ({ status: 200, body: { ok: true } }));
   const configFile = path.join(os.tmpdir(), `holdfast-chat-${process.pid}-${agent.port}.yaml`);
   const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
-  fs.writeFileSync(configFile, example.replace("http://127.0.0.1:4000/agent", `${agent.url}/agent`));
+  fs.writeFileSync(configFile, example.replace("http://127.0.0.1:3000/demo/receiver", `${agent.url}/agent`));
   const db = await createTestDatabase(provider);
   await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);

@@ -28,6 +28,7 @@ const COMMAND_LIST = [
   { command: "resume", description: "[agent] show what a resume releases, then confirm" },
   { command: "status", description: "[agent] pause state and held work" },
   { command: "approvals", description: "what waits for your decision" },
+  { command: "console", description: "a one-time sign-in link to the web console" },
 ];
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdapter {

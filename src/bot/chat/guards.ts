@@ -1,6 +1,6 @@
 import { findDiscordUserInAnyGuild, findTenantByWorkspace, listTenantAgents } from "../../store/chat-directory";
 import type { KnownAgent, KnownUser } from "../../store/directory";
-import { findUserByIdentity } from "../../store/directory";
+import { findAgent, findUserByIdentity } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { chooseAgent } from "./agent-choice";
 import type { ChatRefusal } from "./refusals";
@@ -31,6 +31,8 @@ interface Located {
 
 /** A Slack team or Discord guild must be configured for some tenant. */
 const knownWorkspace: Guard<ChatActor, Located> = async (ctx, actor) => {
+  // A console session names its tenant itself (its identity is web:<tenant>:<user>).
+  if (actor.platform === "web") return pass({ actor, workspaceTenant: actor.workspaceId ?? null });
   if (actor.platform === "telegram" || !actor.workspaceId) return pass({ actor, workspaceTenant: null });
   const tenant = await findTenantByWorkspace(ctx.store.db, actor.platform, actor.workspaceId);
   return tenant ? pass({ actor, workspaceTenant: tenant }) : refuse({ code: "unknown_workspace" });
@@ -72,3 +74,9 @@ export const targetAgent: Guard<{ user: KnownUser; text: string }, Targeted> = a
     ? pass({ user, agent: choice.agent, rest: choice.rest })
     : refuse({ code: choice.code, choices: choice.choices });
 };
+
+/** The agent a surface names itself (the console's chat box): one of the user's tenant, or `no_agent`. */
+export async function namedAgent(ctx: HandlerContext, user: KnownUser, name: string): Promise<Guarded<Targeted>> {
+  const agent = await findAgent(ctx.store.db, user.tenantId, name);
+  return agent ? pass({ user, agent, rest: "" }) : refuse({ code: "no_agent" });
+}

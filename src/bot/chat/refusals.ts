@@ -16,6 +16,7 @@ export type ChatRefusalCode =
   | "no_conversation"
   | "agent_unreachable"
   | "unreadable_text"
+  | "no_console"
   | PauseArgsError;
 
 export interface ChatRefusal {
@@ -30,6 +31,7 @@ const WORKSPACE: Record<Platform, string> = {
   slack: "Slack workspace",
   discord: "Discord server",
   telegram: "Telegram account",
+  web: "console sign-in",
 };
 
 /** The one place a chat refusal code becomes words. The code stays visible so people can quote it. */
@@ -49,6 +51,7 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     no_conversation: `${agent} has no conversation destination configured, so I can't pass your message on.`,
     agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,
     unreadable_text: "I can't read that: it holds a NUL character. Please type it again.",
+    no_console: "The web console is not served by this Holdfast.",
     invalid_until:
       "I couldn't read the time after `until`. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.",
     until_in_past: "That time is already past; give a time in the future.",

@@ -1,16 +1,17 @@
 import { findNul } from "../../policy/limits";
+import type { KnownUser } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
 import { pauseAgent } from "../handlers/pause";
 import { agentStatus } from "../handlers/status";
 import { decideFromChat } from "./approval-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
-import { identify, targetAgent } from "./guards";
+import { identify, namedAgent, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
 import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
 import type { ChatCommand, ChatRouter, ChatTransport, Reply } from "./types";
-import { approvalsText, pauseText, statusText } from "./words";
+import { approvalsText, consoleLinkText, pauseText, statusText } from "./words";
 import { createWorkQueue } from "./work-queue";
 
 export interface ChatRouterOptions {
@@ -19,6 +20,8 @@ export interface ChatRouterOptions {
   postConversation?: ConversationPoster;
   /** Approval decisions in flight at once (see work-queue.ts). Default 2. */
   decisionConcurrency?: number;
+  /** Makes a one-time console sign-in link for `/console`; absent: the console is not served. */
+  consoleLink?: (user: KnownUser) => Promise<string>;
 }
 
 const say = (text: string, ephemeral: boolean): Reply => ({ kind: "text", text, ephemeral });
@@ -37,6 +40,10 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     if (!caller.ok) return refusalReply(caller.refusal, via);
     const user = caller.value;
     if (cmd.name === "approvals") return say(approvalsText(await pendingApprovals(ctx, user)), true);
+    if (cmd.name === "console") {
+      if (!options.consoleLink) return refusalReply({ code: "no_console" }, via);
+      return say(consoleLinkText(await options.consoleLink(user)), true);
+    }
 
     const target = await targetAgent(ctx, { user, text: cmd.text });
     if (!target.ok) return refusalReply(target.refusal, via);
@@ -86,7 +93,9 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       if (findNul(message)) return refusalReply({ code: "unreadable_text" }, via);
       const caller = await identify(ctx, message.actor);
       if (!caller.ok) return refusalReply(caller.refusal, via);
-      const target = await targetAgent(ctx, { user: caller.value, text: message.text });
+      const target = message.agentName
+        ? await namedAgent(ctx, caller.value, message.agentName)
+        : await targetAgent(ctx, { user: caller.value, text: message.text });
       if (!target.ok) return refusalReply(target.refusal, via);
       // The agent gets the whole message; the name only chose where it goes.
       const refusal = await forwardToAgent(ctx, post, { ...target.value, text: message.text }, message);

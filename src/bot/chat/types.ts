@@ -1,7 +1,8 @@
 // The neutral chat vocabulary. Adapters translate platform payloads into these and render Cards back;
 // everything with a rule in it works on these types only.
 
-export type Platform = "slack" | "discord" | "telegram";
+/** "web": the console's chat box, an identity `web:<tenant>:<user>` (the console session's user). */
+export type Platform = "slack" | "discord" | "telegram" | "web";
 
 /** Who typed or clicked, as the platform authenticated them. The router maps this to a directory user. */
 export interface ChatActor {
@@ -18,8 +19,8 @@ export interface ChatRef {
   messageId: string;
 }
 
-export type CommandName = "pause" | "resume" | "status" | "approvals";
-export const COMMAND_NAMES: readonly CommandName[] = ["pause", "resume", "status", "approvals"];
+export type CommandName = "pause" | "resume" | "status" | "approvals" | "console";
+export const COMMAND_NAMES: readonly CommandName[] = ["pause", "resume", "status", "approvals", "console"];
 
 export interface ChatCommand {
   name: CommandName;
@@ -50,6 +51,8 @@ export interface ChatMessage {
   text: string;
   actor: ChatActor;
   isDirect: boolean;
+  /** The agent, when the surface names it itself (the console's chat box is on one agent's page). */
+  agentName?: string;
 }
 
 export type ButtonStyle = "primary" | "danger" | "default";

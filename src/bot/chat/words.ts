@@ -97,3 +97,35 @@ export function approvalsText(runs: WaitingRun[]): string {
   );
   return [`${runs.length} waiting for your decision:`, ...lines].join("\n");
 }
+
+/** `/console`: the one-time sign-in link, said only to the caller. */
+export const consoleLinkText = (url: string): string =>
+  `Your console sign-in link (valid 10 minutes, works once): ${url}`;
+
+/** To the second, for schedules that fire every few seconds (the console's trigger table). */
+export const whenToSecond = (iso: string | Date | null): string =>
+  iso ? `${new Date(iso).toISOString().slice(0, 19).replace("T", " ")} UTC` : "never";
+
+/** What each reconcile resolution does (the console's "Next" fact), in one place. */
+export const RESOLUTION_WORDS = {
+  delivered: {
+    label: "Mark delivered",
+    words: "you checked the destination and the effect took place: it is marked ACKNOWLEDGED and never sent again",
+  },
+  retry: {
+    label: "Send again",
+    words:
+      "planned afresh with the same action key as Idempotency-Key and a new retry budget: a receiver that keeps keys applies it at most once",
+  },
+  abandon: {
+    label: "Abandon",
+    words: "nothing is sent again: it is marked ABANDONED, and the run shows the effect as given up",
+  },
+} as const;
+
+/** Why a reconcile changed nothing (the API and the console say the same). */
+export const RECONCILE_REFUSALS = {
+  not_found: "no such outbox item",
+  forbidden: "only the agent's principal or an admin can reconcile its effects",
+  not_needs_review: "the item does not need review",
+} as const;

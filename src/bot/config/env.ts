@@ -9,6 +9,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().default("file:./data/holdfast.db"),
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
+  /** The console's address as people reach it, for `/console` links (default: where the bot listens). */
+  HOLDFAST_PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a delivery claim is exclusive before another worker may take the item over. */
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),

@@ -11,7 +11,7 @@ import { parseBody } from "./validate";
 
 const MessageBody = z
   .object({
-    platform: z.enum(["slack", "discord", "telegram"]),
+    platform: z.enum(["slack", "discord", "telegram", "web"]),
     channel: z.string().min(1).max(200),
     text: z.string().trim().min(1).max(4000),
   })

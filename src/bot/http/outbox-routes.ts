@@ -4,6 +4,7 @@ import { parseDurationMs } from "../../policy/delivery";
 import { runName } from "../../policy/run-ids";
 import { outboxPage } from "../../store/pages";
 import { agentsLedBy } from "../../store/users";
+import { RECONCILE_REFUSALS } from "../chat/words";
 import type { HandlerContext } from "../context";
 import { reconcileMatching, reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
@@ -110,11 +111,11 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
       case "reconciled":
         return result.item;
       case "not_found":
-        throw new ApiError("not_found", `no outbox item '${key}'`);
+        throw new ApiError("not_found", `${RECONCILE_REFUSALS.not_found}: '${key}'`);
       case "forbidden":
-        throw new ApiError("forbidden", "only the agent's principal or an admin can reconcile its effects");
+        throw new ApiError("forbidden", RECONCILE_REFUSALS.forbidden);
       case "not_needs_review":
-        throw new ApiError("not_needs_review", "the item does not need review");
+        throw new ApiError("not_needs_review", RECONCILE_REFUSALS.not_needs_review);
     }
   });
 }

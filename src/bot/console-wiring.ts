@@ -1,0 +1,45 @@
+import type { FastifyInstance } from "fastify";
+import type { KnownUser } from "../store/directory";
+import type { ChatRouter } from "./chat/types";
+import { registerConsole } from "./console/server";
+import { createSignInPath } from "./console/session";
+import type { HandlerContext } from "./context";
+import { registerDemoReceiver } from "./demo/receiver";
+import { seedDemo } from "./demo/seed";
+
+export interface ConsoleWiringOptions {
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  /** The example config file when the bot runs on it (HOLDFAST_CONFIG unset): only then is a demo seeded. */
+  exampleConfig: string | null;
+  /** HOLDFAST_PUBLIC_URL: the console's address as people reach it (default: the address the bot listens on). */
+  publicUrl?: string;
+}
+
+export interface ConsoleWiring {
+  /** For `/console` in chat: a one-time sign-in link. */
+  consoleLink(user: KnownUser): Promise<string>;
+  /** Mounts the console (and, on the example config, the demo receiver) before the server listens. */
+  mount(router: ChatRouter): void;
+  /** Once listening: seeds the demo on the example config and returns its start line; null otherwise. */
+  listening(host: string, port: number): Promise<string | null>;
+}
+
+export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
+  const { ctx, http, exampleConfig } = options;
+  let baseUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  return {
+    consoleLink: async (user) => `${baseUrl}${await createSignInPath(ctx, user)}`,
+    mount(router) {
+      const demoHint = exampleConfig
+        ? "Demo: the start log prints a one-time link for alice; the others' demo keys are in holdfast.example.yaml (rita demo-key-acme-rita-0004 is the reviewer)."
+        : undefined;
+      registerConsole(http, { ctx, router, demoHint });
+      if (exampleConfig) registerDemoReceiver(http, ctx);
+    },
+    async listening(host, port) {
+      if (!options.publicUrl) baseUrl = `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+      return exampleConfig ? seedDemo(ctx, { configFile: exampleConfig, baseUrl }) : null;
+    },
+  };
+}

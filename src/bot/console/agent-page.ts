@@ -1,0 +1,55 @@
+import type { AgentPage, TriggerRow } from "../../adapters/web/views";
+import type { KnownAgent, KnownUser } from "../../store/directory";
+import { listTriggers } from "../../store/triggers";
+import type { Card } from "../chat/types";
+import { heldLines, statusText, whenToSecond } from "../chat/words";
+import type { HandlerContext } from "../context";
+import { agentStatus } from "../handlers/status";
+import { type TriggerView, triggerView } from "../handlers/triggers";
+import { webConversation } from "./web-chat";
+
+const cadence = (t: TriggerView) =>
+  t.every !== null ? `every ${t.every / 1000} s` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
+
+/** An agent's page: its state in chat's words, the held work, its triggers, the chat box. */
+export async function agentPage(
+  ctx: HandlerContext,
+  user: KnownUser,
+  agent: KnownAgent,
+  card: Card | null = null,
+): Promise<AgentPage> {
+  const now = ctx.now();
+  const [status, triggers, chat] = await Promise.all([
+    agentStatus(ctx, agent),
+    listTriggers(ctx.store.db, agent.id),
+    webConversation(ctx, user, agent),
+  ]);
+  const byTrigger = status.held.occurrencesByTrigger;
+  const rows: TriggerRow[] = triggers.map((stored) => {
+    const t = triggerView(stored, now);
+    const held = byTrigger[t.key] ?? 0;
+    return {
+      key: t.key,
+      cadence: cadence(t),
+      destination: t.destination,
+      misfire: t.misfire,
+      nextDue: whenToSecond(t.nextDueAt),
+      lastDue: whenToSecond(t.lastDueAt),
+      held: held ? `held ×${held}` : "",
+    };
+  });
+  const held = heldLines(status.held);
+  return {
+    agent: agent.name,
+    paused: status.control.effective.state !== "RUNNING",
+    statusLines: statusText(status)
+      .split("\n")
+      .filter((line) => !held.includes(line)),
+    heldLines: held,
+    triggers: rows,
+    card,
+    chat,
+    // AUDIT SLOT: the operator list handler listAudit(ctx, user, { agent }) fills this once it lands on main.
+    audit: null,
+  };
+}

@@ -1,0 +1,106 @@
+import crypto from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { ApprovalDetail, Note } from "../../adapters/web/views";
+import { runName } from "../../policy/run-ids";
+import type { KnownUser } from "../../store/directory";
+import type { RunRecord } from "../../store/runs";
+import { outcomeFooter, timeLeft } from "../chat/approval-card";
+import { decisionNoteText } from "../chat/decision-words";
+import { when } from "../chat/words";
+import type { HandlerContext } from "../context";
+import { pendingApprovals } from "../handlers/approvals";
+import { decideRun } from "../handlers/decide-run";
+import { findTenantRun, storedRunId } from "../handlers/run-ids";
+import { approvalRunView, seesDeliveryDetail } from "../handlers/run-view";
+import { formOf } from "./form";
+import { ok, refused, sendPage } from "./pages";
+
+const DecideForm = z.object({
+  run: z.string().min(1).max(300),
+  action: z.enum(["approve", "deny"]),
+  version: z.coerce.number().int().min(1).max(1_000_000),
+  digest: z.string().min(1).max(200),
+  eventId: z.string().regex(/^web:[\w-]{8,64}$/, "not a console decision"),
+});
+
+/** The packet pretty-printed, its `evidence` shown apart. */
+function packetParts(packetJson: string): { packet: string; evidence: string | null } {
+  const packet = JSON.parse(packetJson) as unknown;
+  if (packet && typeof packet === "object" && !Array.isArray(packet) && "evidence" in packet) {
+    const { evidence, ...rest } = packet as Record<string, unknown>;
+    return { packet: JSON.stringify(rest, null, 2), evidence: JSON.stringify(evidence, null, 2) };
+  }
+  return { packet: JSON.stringify(packet, null, 2), evidence: null };
+}
+
+async function approvalDetail(ctx: HandlerContext, user: KnownUser, run: RunRecord): Promise<ApprovalDetail> {
+  const view = await approvalRunView(ctx.store.db, run, await seesDeliveryDetail(ctx.store.db, user, run.agentId));
+  const now = ctx.now();
+  const open = run.state === "waiting";
+  const decision = view.decision ? { by: view.decision.by, at: new Date(view.decision.at) } : null;
+  const shows = run.state === "approved" || run.state === "denied" || run.state === "expired" ? run.state : null;
+  return {
+    id: runName(run.tenantId, run.id),
+    agent: view.agent,
+    operation: run.operation,
+    destination: run.destination,
+    state: run.state,
+    version: run.version,
+    digest: run.digest,
+    deadline: when(run.deadline),
+    timeLeft: open && run.deadline ? timeLeft(run.deadline, now) : "",
+    ...packetParts(run.packet),
+    reviewers: view.reviewers.join(", "),
+    decide:
+      open && run.reviewers.includes(user.id)
+        ? { version: run.version, digest: run.digest, eventId: `web:${crypto.randomUUID()}` }
+        : null,
+    footer: shows ? outcomeFooter(shows, run.version, decision) : "",
+  };
+}
+
+export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
+
+  async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = [], settled: RunRecord[] = []) {
+    const session = request.consoleSession!;
+    const user = session.user;
+    const waiting = await pendingApprovals(ctx, user);
+    const runs = await Promise.all(waiting.map((w) => findTenantRun(db, user.tenantId, w.id)));
+    const page = {
+      waiting: await Promise.all(runs.flatMap((r) => (r ? [approvalDetail(ctx, user, r)] : []))),
+      // SETTLED SLOT: the operator list handler listRuns(ctx, user, { state: settled }) fills this at merge.
+      settled: await Promise.all(settled.map((r) => approvalDetail(ctx, user, r))),
+    };
+    return sendPage(
+      reply,
+      session,
+      "approvals",
+      { title: "Approvals", section: "approvals", path: "/approvals", notes },
+      page,
+    );
+  }
+
+  scope.get("/approvals", async (request, reply) => show(request, reply));
+
+  /** The same decideRun as chat and the API, bound to the version and full digest the page showed. */
+  scope.post("/approvals/decide", async (request, reply) => {
+    const session = request.consoleSession!;
+    const form = formOf(request, session, DecideForm);
+    const runId = await storedRunId(db, session.user.tenantId, form.run);
+    const outcome = await decideRun(ctx, {
+      runId,
+      eventId: form.eventId,
+      action: form.action,
+      version: form.version,
+      digest: form.digest,
+      actor: session.user,
+    });
+    if (outcome.result === "not_found") return show(request, reply, [refused(decisionNoteText({ outcome }))]);
+    const note = decisionNoteText({ outcome, cardVersion: form.version });
+    const took = outcome.result === "approved" || outcome.result === "denied";
+    const run = await findTenantRun(db, session.user.tenantId, form.run);
+    return show(request, reply, [took ? ok(note) : refused(note)], run && run.state !== "waiting" ? [run] : []);
+  });
+}
