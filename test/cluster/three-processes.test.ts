@@ -142,7 +142,7 @@ describe("three bot processes on one PostgreSQL database", () => {
       const resumedAt = Date.now();
       await api(p2!, ADA, "POST", "/v1/tenant/resume", {});
       let kills = 0;
-      let _replacement: BotProcess | null = null;
+      let replaced = false; // one clean replacement, started at the first kill
       const check = openStore(env.DATABASE_URL);
       try {
         const { id: releaseId } = await check.db.release.findFirstOrThrow({
@@ -154,7 +154,10 @@ describe("three bot processes on one PostgreSQL database", () => {
             if (bot.logs.some((l) => l.msg === "test crash point reached")) {
               await kill(bot);
               kills++;
-              _replacement ??= await start(env);
+              if (!replaced) {
+                replaced = true;
+                await start(env);
+              }
             }
           }
           const release = await check.db.release.findUniqueOrThrow({ where: { id: releaseId } });
@@ -267,6 +270,3 @@ describe("three bot processes on one PostgreSQL database", () => {
     }
   }, 170_000);
 });
-
-const _isReleased = (call: ReceivedCall, releaseId: string) =>
-  call.key.includes(`:release:${releaseId}`) || (call.body as { released?: boolean } | null)?.released === true;
