@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { openStore } from "../../src/store/client";
 import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { type EffectReceiver, type ReceivedCall, startEffectReceiver } from "../support/effect-receiver";
+import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { startPrivateRedis } from "../support/redis-server";
 
 /**
