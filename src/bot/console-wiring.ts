@@ -22,7 +22,7 @@ export interface ConsoleWiring {
   /** Mounts the console (and, on the example config, the demo receiver) before the server listens. */
   mount(router: ChatRouter): void;
   /** Once listening: seeds the demo on the example config and returns its start line; null otherwise. */
-  listening(host: string, port: number): Promise<string | null>;
+  listening(url: string): Promise<string | null>;
 }
 
 export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
@@ -37,8 +37,8 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       registerConsole(http, { ctx, router, demoHint });
       if (exampleConfig) registerDemoReceiver(http, ctx);
     },
-    async listening(host, port) {
-      if (!options.publicUrl) baseUrl = `http://${host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+    async listening(url) {
+      if (!options.publicUrl) baseUrl = url;
       return exampleConfig ? seedDemo(ctx, { configFile: exampleConfig, baseUrl }) : null;
     },
   };

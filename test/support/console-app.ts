@@ -1,0 +1,79 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { type HoldfastApp, startApp } from "../../src/bot/app";
+import { parseEnv } from "../../src/bot/config/env";
+import { planDelivery } from "../../src/store/outbox/plan";
+import { capturedLog } from "./log-capture";
+
+/** A port nothing listens on right now (the demo's addresses must be known before the bot starts). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface DemoApp {
+  app: HoldfastApp;
+  base: string;
+  root: string;
+  lines: Array<Record<string, unknown>>;
+  /** The demo's start line (console URL, alice's one-time link, the others' keys). */
+  demoLine: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on the example config (HOLDFAST_CONFIG unset), as `npm start` runs it, so it seeds the demo.
+ * The example declares the demo receiver on port 3000; a test runs on a free port, so it starts from a copy
+ * of the example (same file name, as the project root) with that port put in.
+ */
+export async function startDemoApp(databaseUrl?: string): Promise<DemoApp> {
+  const port = await freePort();
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-console-"));
+  const example = fs.readFileSync(path.resolve("holdfast.example.yaml"), "utf8");
+  fs.writeFileSync(path.join(root, "holdfast.example.yaml"), example.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`));
+  const env = parseEnv({
+    PORT: String(port),
+    DATABASE_URL: databaseUrl ?? `file:${path.join(root, "holdfast.db")}`,
+    HOLDFAST_QUEUE_PREFIX: `console-${crypto.randomBytes(4).toString("hex")}`,
+    LOG_LEVEL: "info",
+  });
+  const { log, lines } = capturedLog("info");
+  const app = await startApp({ env, log, root });
+  const demoLine = String(lines.find((l) => l.demo === true)?.msg ?? "");
+  return {
+    app,
+    base: `http://127.0.0.1:${port}`,
+    root,
+    lines,
+    demoLine,
+    async close() {
+      await app.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An approved action whose delivery outcome is unknown (a timeout after the request went out). */
+export async function plantNeedsReview(
+  app: HoldfastApp,
+  item: { id: string; runId: string; digest: string; destination: string },
+): Promise<void> {
+  const { store } = app.ctx;
+  const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "key-retained 24h" };
+  await planDelivery(store, { ...base, ...item, payload: { demo: "needs review" } }, app.ctx.now());
+  await store.db.outboxItem.update({
+    where: { id: item.id },
+    data: {
+      state: "NEEDS_REVIEW",
+      attempts: 1,
+      lastAttemptAt: app.ctx.now(),
+      lastResult: "timeout after 10 s with the request sent: the outcome is unknown",
+    },
+  });
+}
