@@ -62,7 +62,12 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const token = await alice.signIn("alice");
     const other = await h.browser().signIn("sam");
     const before = await audits();
-    for (const form of [{ reason: "vacation" }, { reason: "vacation", _csrf: other }, { reason: "vacation", _csrf: "" }]) {
+    const forms: Array<Record<string, string>> = [
+      { reason: "vacation" },
+      { reason: "vacation", _csrf: other },
+      { reason: "vacation", _csrf: "" },
+    ];
+    for (const form of forms) {
       const answer = await alice.post("/agents/ops-agent/pause", form);
       expect(answer.status).toBe(403);
       expect(answer.body).toContain("nothing was changed");

@@ -16,7 +16,7 @@ import {
   useSignInLink,
 } from "./session";
 
-const SignInForm = z.object({ _csrf: z.string().max(100), key: z.string().min(1).max(500) });
+const SignInForm = z.object({ _csrf: z.string().max(100).default(""), key: z.string().min(1).max(500) });
 const LinkToken = z.object({ token: z.string().regex(/^[\w-]{20,64}$/, "not a sign-in link") });
 
 /** Sign-in with an API key (the same user keys as the API), or with a one-time link; and sign-out. */
