@@ -32,16 +32,22 @@ export interface DemoApp {
  * The example declares the demo receiver on port 3000; a test runs on a free port, so it starts from a copy
  * of the example (same file name, as the project root) with that port put in.
  */
-export async function startDemoApp(databaseUrl?: string): Promise<DemoApp> {
-  const port = await freePort();
+export async function startDemoApp(
+  options: { databaseUrl?: string; port?: number; prefix?: string; realConfig?: boolean } = {},
+): Promise<DemoApp> {
+  const { databaseUrl } = options;
+  const port = options.port ?? (await freePort());
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-console-"));
   const example = fs.readFileSync(path.resolve("holdfast.example.yaml"), "utf8");
-  fs.writeFileSync(path.join(root, "holdfast.example.yaml"), example.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`));
+  const configFile = path.join(root, "holdfast.example.yaml");
+  fs.writeFileSync(configFile, example.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`));
   const env = parseEnv({
     PORT: String(port),
     DATABASE_URL: databaseUrl ?? `file:${path.join(root, "holdfast.db")}`,
-    HOLDFAST_QUEUE_PREFIX: `console-${crypto.randomBytes(4).toString("hex")}`,
+    HOLDFAST_QUEUE_PREFIX: options.prefix ?? `console-${crypto.randomBytes(4).toString("hex")}`,
     LOG_LEVEL: "info",
+    // The very same file given as a real config: then nothing may be seeded.
+    ...(options.realConfig ? { HOLDFAST_CONFIG: configFile, HOST: "127.0.0.1" } : {}),
   });
   const { log, lines } = capturedLog("info");
   const app = await startApp({ env, log, root });
