@@ -113,6 +113,15 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       ]);
     });
 
+    test("/console answers the caller alone with a one-time sign-in link", async () => {
+      const answer = await slash("/console", "", USERS.alice);
+      expect((answer.json as { response_type?: string }).response_type).not.toBe("in_channel");
+      expect(textOf(answer)).toMatch(/valid 10 minutes, works once\): http:\/\/console\.test\/sign-in\/[\w-]{20,}$/);
+      const links = await h.db.store.db.consoleLink.findMany();
+      expect(links.map((l) => l.userId)).toEqual(["acme:alice"]);
+      expect(fake.callsTo("chat.postMessage")).toHaveLength(0);
+    });
+
     test("an admin hold cannot be lifted by the principal", async () => {
       await slash("/pause", "incident 2h", USERS.ada);
       expect(await h.control()).toMatchObject({ state: "PAUSED", holdLevel: "admin" });

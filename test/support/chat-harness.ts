@@ -4,6 +4,8 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { type ChatWiring, startChat } from "../../src/bot/chat-wiring";
+import { createSignInPath } from "../../src/bot/console/session";
+import type { KnownUser } from "../../src/store/directory";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import type { HandlerContext } from "../../src/bot/context";
 import { HoldfastEvents } from "../../src/bot/events";
@@ -52,7 +54,8 @@ export async function startChatHarness(provider: Provider, env: Record<string, s
     events: new HoldfastEvents(),
   };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
-  const chat = await startChat({ env, ctx, http });
+  const consoleLink = async (user: KnownUser) => `http://console.test${await createSignInPath(ctx, user)}`;
+  const chat = await startChat({ env, ctx, http, consoleLink });
   await http.listen({ port: 0, host: "127.0.0.1" });
   const address = http.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
