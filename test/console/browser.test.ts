@@ -31,8 +31,11 @@ async function sees(locator: Locator, text: string | RegExp, timeout?: number): 
     .first()
     .waitFor({ timeout })
     .catch(async (error: Error) => {
-      const shown = await locator.first().innerText().catch(() => "(nothing)");
-      throw new Error(`expected ${String(text)} in: ${shown.slice(0, 1500)}\n${error.message.split("\n")[0]}`);
+      const shown = await locator
+        .first()
+        .textContent()
+        .catch(() => "(nothing)");
+      throw new Error(`expected ${String(text)} in: ${shown?.slice(0, 1500)}\n${error.message.split("\n")[0]}`);
     });
 }
 
@@ -56,7 +59,7 @@ describe("the console in headless Chromium", () => {
     const until = Date.now() + timeoutMs;
     for (;;) {
       await page.goto(`${demo.base}${DEMO.receiverPath}`);
-      if ((await main().innerText()).includes(text) || Date.now() > until) break;
+      if ((await main().textContent())?.includes(text) || Date.now() > until) break;
       await page.waitForTimeout(500);
     }
     await sees(main(), text);
@@ -140,7 +143,7 @@ describe("the console in headless Chromium", () => {
     await page.getByRole("button", { name: /Resume/ }).click();
     const words = refusalText({ code: "forbidden", agent: "ops-agent" }, "slack");
     await sees(page.locator(".note.refused"), words);
-    expect(await page.locator(".note.refused").innerText()).toBe(words);
+    expect(await page.locator(".note.refused").textContent()).toBe(words);
     await shot("07-member-resume-refused");
   }, 30_000);
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { refusalText } from "../../src/bot/chat/refusals";
+import { hashKey } from "../../src/bot/config/secrets";
 import { createSignInPath } from "../../src/bot/console/session";
 import { createRunForAgent } from "../../src/bot/handlers/create-run";
-import { hashKey } from "../../src/bot/config/secrets";
 import { agentScope } from "../../src/policy/ids";
 import { readControl } from "../../src/store/control";
 import { findAgent, findUserById } from "../../src/store/directory";
@@ -10,8 +10,13 @@ import { Browser, type ConsoleHarness, createConsoleHarness } from "../support/c
 import { PROVIDERS } from "../support/databases";
 import { KEYS } from "../support/harness";
 
-const unescape = (html: string) =>
-  html.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const fromHtml = (html: string) =>
+  html
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 const OPS = agentScope("acme:ops-agent");
 const DESTINATION = "http://127.0.0.1:4000/actions";
 
@@ -76,7 +81,7 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     expect(await audits()).toBe(before);
     const paused = await alice.post("/agents/ops-agent/pause", { reason: "vacation", _csrf: token });
     expect(paused.status).toBe(200);
-    expect(unescape(paused.body)).toContain("ops-agent is paused by alice (a principal hold): vacation.");
+    expect(fromHtml(paused.body)).toContain("ops-agent is paused by alice (a principal hold): vacation.");
     expect(await stateOf()).not.toBe("RUNNING");
   });
 
@@ -102,18 +107,18 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const mia = h.browser();
     const miaToken = await mia.signIn("mia");
     const refused = await mia.post("/agents/ops-agent/resume", { _csrf: miaToken });
-    expect(unescape(refused.body)).toContain(refusalText({ code: "forbidden", agent: "ops-agent" }, "slack"));
+    expect(fromHtml(refused.body)).toContain(refusalText({ code: "forbidden", agent: "ops-agent" }, "slack"));
     expect(await stateOf()).not.toBe("RUNNING");
     const preflight = await alice.post("/agents/ops-agent/resume", { _csrf: token });
-    expect(unescape(preflight.body)).toContain("Resume ops-agent?");
+    expect(fromHtml(preflight.body)).toContain("Resume ops-agent?");
     expect(await stateOf()).not.toBe("RUNNING"); // a preflight only reads
     const confirm = /name="button" value="(resume\.confirm:[\w-]+)"/.exec(preflight.body)![1]!;
     const resumed = await alice.post("/agents/ops-agent/card", { button: confirm, _csrf: token });
-    expect(unescape(resumed.body)).toContain("Resumed by alice");
+    expect(fromHtml(resumed.body)).toContain("Resumed by alice");
     expect(await stateOf()).toBe("RUNNING");
     // The same Confirm again resumes nothing twice.
     const again = await alice.post("/agents/ops-agent/card", { button: confirm, _csrf: token });
-    expect(unescape(again.body)).toContain("ops-agent is already running.");
+    expect(fromHtml(again.body)).toContain("ops-agent is already running.");
   });
 
   it("decides through the same handler as chat and the API, and escapes agent-supplied text", async () => {
@@ -141,10 +146,10 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page.body)![1]!;
     const form = { run: "r1", version: field("version"), digest: field("digest"), eventId: field("eventId") };
     const approved = await rita.post("/approvals/decide", { ...form, action: "approve", _csrf: token });
-    expect(unescape(approved.body)).toContain(`Approved ${operation} (version 1). The action is queued. (approved)`);
-    expect(unescape(approved.body)).toContain("Approved by rita");
+    expect(fromHtml(approved.body)).toContain(`Approved ${operation} (version 1). The action is queued. (approved)`);
+    expect(fromHtml(approved.body)).toContain("Approved by rita");
     const again = await rita.post("/approvals/decide", { ...form, action: "approve", _csrf: token });
-    expect(unescape(again.body)).toContain("(duplicate)");
+    expect(fromHtml(again.body)).toContain("(duplicate)");
     expect(await h.ctx.store.db.outboxItem.count({ where: { runId: "acme:r1" } })).toBe(1);
   });
 
@@ -157,10 +162,18 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     expect(h.posted).toHaveLength(1);
     expect(h.posted[0]).toMatchObject({ platform: "web", user: "alice", agent: "ops-agent", text: "status please" });
     const channel = h.posted[0]!.channel;
-    const reply = await h.asAgent("/v1/agents/ops-agent/messages", { platform: "web", channel, text: "all <b>good</b>" });
+    const reply = await h.asAgent("/v1/agents/ops-agent/messages", {
+      platform: "web",
+      channel,
+      text: "all <b>good</b>",
+    });
     expect(reply.status).toBe(201);
     // Only into a conversation the agent was spoken to in.
-    const elsewhere = await h.asAgent("/v1/agents/ops-agent/messages", { platform: "web", channel: "acme:sam:ops-agent", text: "hi" });
+    const elsewhere = await h.asAgent("/v1/agents/ops-agent/messages", {
+      platform: "web",
+      channel: "acme:sam:ops-agent",
+      text: "hi",
+    });
     expect(elsewhere.status).toBe(403);
     const page = (await alice.get("/agents/ops-agent")).body;
     expect(page).toContain("status please");
@@ -182,7 +195,10 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
       ["/agents/ops-agent/pause", { reason: "x", until: "yesterday-ish", _csrf: token }],
       ["/agents/globex-agent/pause", { reason: "x", _csrf: token }],
       ["/agents/ops-agent/card", { button: "nonsense", _csrf: token }],
-      ["/approvals/decide", { run: "r1", action: "approve", version: "1e309", digest: "d", eventId: "web:abcdefgh", _csrf: token }],
+      [
+        "/approvals/decide",
+        { run: "r1", action: "approve", version: "1e309", digest: "d", eventId: "web:abcdefgh", _csrf: token },
+      ],
       ["/approvals/decide", { run: "r1", action: "launch", version: "1", digest: "d", eventId: "x", _csrf: token }],
       ["/review/reconcile", { key: "k", resolution: "delivered", note: "", _csrf: token }],
     ];
@@ -194,9 +210,20 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     expect((await b.get("/agents/globex-agent")).status).toBe(404); // another tenant's agent does not exist
     expect((await b.get("/sign-in/%00")).status).toBe(400);
     expect((await b.get("/console/..%2Fpackage.json")).status).toBe(404);
-    const huge = await h.inject("POST", "/agents/ops-agent/pause", `hf_session=${b.jar.get("hf_session")}`, `reason=${"x".repeat(70_000)}`);
+    const huge = await h.inject(
+      "POST",
+      "/agents/ops-agent/pause",
+      `hf_session=${b.jar.get("hf_session")}`,
+      `reason=${"x".repeat(70_000)}`,
+    );
     expect(huge.status).toBe(413);
-    const json = await h.inject("POST", "/agents/ops-agent/pause", `hf_session=${b.jar.get("hf_session")}`, "{", "application/json");
+    const json = await h.inject(
+      "POST",
+      "/agents/ops-agent/pause",
+      `hf_session=${b.jar.get("hf_session")}`,
+      "{",
+      "application/json",
+    );
     expect(json.status).toBe(400);
     expect(await stateOf()).toBe("RUNNING");
   });
