@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO } from "../../src/bot/demo/seed";
-import { type DemoApp, freePort, startDemoApp } from "../support/console-app";
+import { freePort } from "../support/bot-process";
+import { type DemoApp, startDemoApp } from "../support/console-app";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
 
 describe.each(PROVIDERS)("the offline demo on %s", (provider) => {

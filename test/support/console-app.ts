@@ -1,21 +1,12 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { type HoldfastApp, startApp } from "../../src/bot/app";
 import { parseEnv } from "../../src/bot/config/env";
 import { planDelivery } from "../../src/store/outbox/plan";
+import { freePort } from "./bot-process";
 import { capturedLog } from "./log-capture";
-
-/** A port nothing listens on right now (the demo's addresses must be known before the bot starts). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface DemoApp {
   app: HoldfastApp;

@@ -7,8 +7,8 @@ import { agentOfTenant } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { agentPage } from "./agent-page";
 import { fieldsOf, formOf } from "./form";
+import type { ConsoleOptions } from "./options";
 import { ok, refused, sendPage } from "./pages";
-import type { ConsoleOptions } from "./server";
 import { recordWebMessage, recordWebNote, webActor, webTransport } from "./web-chat";
 
 const AgentName = z.object({ agent: z.string().min(1).max(200) });

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { findUserByKeyHash } from "../../store/directory";
 import { hashKey } from "../config/secrets";
 import { fieldsOf, formOf } from "./form";
+import type { ConsoleOptions } from "./options";
 import { refused, sendPage } from "./pages";
-import type { ConsoleOptions } from "./server";
 import {
   newSignInToken,
   readCookie,

@@ -1,24 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { consoleAsset } from "../../adapters/web/render";
-import type { ChatRouter } from "../chat/types";
 import type { HandlerContext } from "../context";
 import { ApiError } from "../http/errors";
 import { registerAgentRoutes } from "./agent-routes";
 import { registerApprovalRoutes } from "./approval-routes";
 import { registerAuthRoutes } from "./auth-routes";
 import { CsrfRefusal, registerFormParser } from "./form";
+import type { ConsoleOptions } from "./options";
 import { registerOverviewRoute } from "./overview";
 import { sendError } from "./pages";
 import { registerReviewRoutes } from "./review-routes";
 import { type ConsoleSession, sessionOf } from "./session";
-
-export interface ConsoleOptions {
-  ctx: HandlerContext;
-  /** The chat router: the console's resume, chat box and card buttons take the same path as chat. */
-  router: ChatRouter;
-  /** Shown on the sign-in page (the demo says which keys to use). */
-  demoHint?: string;
-}
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -34,6 +26,8 @@ const OPEN = new Set(["/sign-in", "/sign-in/:token", "/console/:asset"]);
  * action goes through the same handlers and words as chat and the API. Its own scope: url-encoded forms,
  * HTML errors, and a session check before every route but sign-in.
  */
+export type { ConsoleOptions };
+
 export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
   const { ctx } = options;
   app.register(async (scope) => {
