@@ -89,6 +89,7 @@ describe("the console in headless Chromium", () => {
     const link = /(http:\/\/\S+\/sign-in\/[\w-]+)/.exec(demo.demoLine)?.[1];
     expect(link).toBeTruthy();
     await page.goto(link!);
+    await page.getByRole("button", { name: "Sign in with this link" }).click();
     await sees(page.locator("h1"), "Overview");
     await sees(page.locator(".who"), "alice");
     await sees(main(), "ops-agent");
@@ -98,6 +99,7 @@ describe("the console in headless Chromium", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await context.clearCookies();
     await page.goto(link!);
+    await page.getByRole("button", { name: "Sign in with this link" }).click();
     await sees(main(), "already used");
   }, 30_000);
 

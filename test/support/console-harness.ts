@@ -39,6 +39,11 @@ export class Browser {
     await this.post("/sign-in", { _csrf: Browser.token(form), key: KEYS[user] });
     return Browser.token(await this.get("/"));
   }
+  /** Opens a one-time link and presses its button (opening alone uses nothing up). */
+  async useLink(link: string): Promise<Answer> {
+    const page = await this.get(link);
+    return this.post(link, { _csrf: Browser.token(page) });
+  }
   private cookie() {
     return [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
   }

@@ -122,6 +122,8 @@ export interface ReviewPage {
 
 export interface SignInPage {
   demoHint: string | null;
+  /** A one-time link's token: the page asks for one click (a POST), so a link preview cannot use it up. */
+  link?: string;
 }
 
 export interface DemoReceiverPage {

@@ -57,16 +57,31 @@ export function registerAuthRoutes(scope: FastifyInstance, options: ConsoleOptio
     return reply.redirect("/", 303);
   });
 
+  /** Opening the link only shows a button: chat apps fetch links to preview them, and must not use them up. */
   scope.get("/sign-in/:token", async (request, reply) => {
     const { token } = fieldsOf(request.params, LinkToken);
-    const user = await useSignInLink(ctx, token);
-    if (!user) {
+    const csrf = readCookie(request, SIGN_IN_COOKIE) ?? newSignInToken();
+    setCookie(request, reply, SIGN_IN_COOKIE, csrf, 3600);
+    return sendPage(reply, null, "sign-in", page(), { demoHint: options.demoHint ?? null, link: token }, csrf);
+  });
+
+  scope.post("/sign-in/:token", async (request, reply) => {
+    const { token } = fieldsOf(request.params, LinkToken);
+    const form = fieldsOf(request.body ?? {}, z.object({ _csrf: z.string().max(100).default("") }));
+    const expected = readCookie(request, SIGN_IN_COOKIE);
+    const demoHint = options.demoHint ?? null;
+    if (!expected || !sameToken(form._csrf, expected)) {
       const fresh = newSignInToken();
       setCookie(request, reply, SIGN_IN_COOKIE, fresh, 3600);
+      const note = refused("This form's security token is missing or out of date; open the link again.");
+      return sendPage(reply, null, "sign-in", page([note], 403), { demoHint, link: token }, fresh);
+    }
+    const user = await useSignInLink(ctx, token);
+    if (!user) {
       const note = refused(
         "This sign-in link was already used or is older than 10 minutes. Type /console in chat for a new one, or sign in with your API key.",
       );
-      return sendPage(reply, null, "sign-in", page([note], 410), { demoHint: options.demoHint ?? null }, fresh);
+      return sendPage(reply, null, "sign-in", page([note], 410), { demoHint }, expected);
     }
     await signIn(ctx, request, reply, user);
     return reply.redirect("/", 303);

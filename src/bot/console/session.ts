@@ -6,6 +6,7 @@ import {
   createConsoleSession,
   deleteConsoleSession,
   findConsoleSession,
+  pruneConsoleSessions,
 } from "../../store/console/sessions";
 import type { KnownUser } from "../../store/directory";
 import { hashKey } from "../config/secrets";
@@ -67,6 +68,7 @@ export async function signIn(ctx: HandlerContext, request: FastifyRequest, reply
     expiresAt,
   });
   setCookie(request, reply, SESSION_COOKIE, token, SESSION_TTL_MS / 1000);
+  await pruneConsoleSessions(ctx.store.db, ctx.now());
   ctx.log.info({ actor: user.id }, "console sign-in");
 }
 
