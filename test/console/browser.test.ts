@@ -122,8 +122,9 @@ describe("the console in headless Chromium", () => {
   it("pauses ops-agent with 'vacation', then a trigger's due time is held", async () => {
     await signInWithKey("alice");
     await page.goto(`${demo.base}/agents/ops-agent`);
+    // With the keyboard: type the reason, Enter submits.
     await page.getByLabel("Reason").fill("vacation");
-    await page.getByRole("button", { name: "Pause ops-agent" }).click();
+    await page.getByLabel("Reason").press("Enter");
     await sees(main(), "ops-agent is paused by alice (a principal hold): vacation.");
     // The next due time passes while paused (every 30 s): live updates show it held, without a reload.
     await sees(page.locator(`tr[data-trigger="${DEMO.trigger}"]`), "held ×1", 40_000);
