@@ -34,7 +34,19 @@ function packetParts(packetJson: string): { packet: string; evidence: string | n
   return { packet: JSON.stringify(packet, null, 2), evidence: null };
 }
 
-async function approvalDetail(ctx: HandlerContext, user: KnownUser, run: RunRecord): Promise<ApprovalDetail> {
+/**
+ * The decision's event id, the same on every drawing of the page for this session and packet version (live
+ * updates redraw it): pressing Approve twice is then one decision and a `duplicate`.
+ */
+const decisionEventId = (csrf: string, runId: string, version: number) =>
+  `web:${crypto.createHash("sha256").update(`${csrf}|${runId}|${version}`).digest("base64url").slice(0, 32)}`;
+
+async function approvalDetail(
+  ctx: HandlerContext,
+  user: KnownUser,
+  csrf: string,
+  run: RunRecord,
+): Promise<ApprovalDetail> {
   const view = await approvalRunView(ctx.store.db, run, await seesDeliveryDetail(ctx.store.db, user, run.agentId));
   const now = ctx.now();
   const open = run.state === "waiting";
@@ -54,7 +66,7 @@ async function approvalDetail(ctx: HandlerContext, user: KnownUser, run: RunReco
     reviewers: view.reviewers.join(", "),
     decide:
       open && run.reviewers.includes(user.id)
-        ? { version: run.version, digest: run.digest, eventId: `web:${crypto.randomUUID()}` }
+        ? { version: run.version, digest: run.digest, eventId: decisionEventId(csrf, run.id, run.version) }
         : null,
     footer: shows ? outcomeFooter(shows, run.version, decision) : "",
   };
@@ -69,9 +81,9 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
     const waiting = await pendingApprovals(ctx, user);
     const runs = await Promise.all(waiting.map((w) => findTenantRun(db, user.tenantId, w.id)));
     const page = {
-      waiting: await Promise.all(runs.flatMap((r) => (r ? [approvalDetail(ctx, user, r)] : []))),
+      waiting: await Promise.all(runs.flatMap((r) => (r ? [approvalDetail(ctx, user, session.csrfToken, r)] : []))),
       // SETTLED SLOT: the operator list handler listRuns(ctx, user, { state: settled }) fills this at merge.
-      settled: await Promise.all(settled.map((r) => approvalDetail(ctx, user, r))),
+      settled: await Promise.all(settled.map((r) => approvalDetail(ctx, user, session.csrfToken, r))),
     };
     return sendPage(
       reply,

@@ -1,4 +1,3 @@
-import crypto from "node:crypto";
 import { webChannel, webChannelAgent } from "../../policy/ids";
 import { addWebMessage, listWebMessages } from "../../store/console/web-messages";
 import type { KnownAgent, KnownUser } from "../../store/directory";
@@ -44,7 +43,7 @@ export function webPublisher(ctx: HandlerContext): CardPublisher {
 export async function recordWebMessage(ctx: HandlerContext, user: KnownUser, agent: KnownAgent, text: string) {
   const channelId = webChannel(user.id, agent.name);
   const id = await addWebMessage(ctx.store.db, { channelId, author: user.name, fromAgent: false, text, at: ctx.now() });
-  return { channelId, messageId: `${id}-${crypto.randomBytes(4).toString("hex")}` };
+  return { channelId, messageId: String(id) };
 }
 
 export async function webConversation(ctx: HandlerContext, user: KnownUser, agent: KnownAgent) {

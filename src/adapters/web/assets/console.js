@@ -13,7 +13,9 @@
     const next = new DOMParser().parseFromString(await response.text(), "text/html");
     for (const region of regions()) {
       const fresh = next.querySelector(`[data-live="${region.dataset.live}"]`);
-      if (fresh && fresh.innerHTML !== region.innerHTML && !region.contains(document.activeElement)) {
+      // A region being pointed at or typed in stays as it is until the person moves on.
+      const busy = region.contains(document.activeElement) || region.matches(":hover");
+      if (fresh && fresh.innerHTML !== region.innerHTML && !busy) {
         region.innerHTML = fresh.innerHTML;
       }
     }
