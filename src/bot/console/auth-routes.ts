@@ -1,5 +1,6 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import type { Note } from "../../adapters/web/views";
 import { findUserByKeyHash } from "../../store/directory";
 import { hashKey } from "../config/secrets";
 import { fieldsOf, formOf } from "./form";
@@ -17,41 +18,50 @@ import {
 } from "./session";
 
 const SignInForm = z.object({ _csrf: z.string().max(100).default(""), key: z.string().min(1).max(500) });
+const LinkForm = z.object({ _csrf: z.string().max(100).default("") });
 const LinkToken = z.object({ token: z.string().regex(/^[\w-]{20,64}$/, "not a sign-in link") });
 
 /** Sign-in with an API key (the same user keys as the API), or with a one-time link; and sign-out. */
 export function registerAuthRoutes(scope: FastifyInstance, options: ConsoleOptions): void {
   const { ctx } = options;
-  const page = (notes = [] as ReturnType<typeof refused>[], status = 200) => ({
-    title: "Sign in",
-    section: "sign-in" as const,
-    path: "/sign-in",
-    notes,
-    status,
-  });
+  const demoHint = options.demoHint ?? null;
 
-  scope.get("/sign-in", async (request, reply) => {
-    if (request.consoleSession) return reply.redirect("/", 303);
-    // Before a session exists, the form's token is a double-submit cookie (HttpOnly, SameSite=Strict).
+  /**
+   * The sign-in page (the key form, or a link's button). Before a session exists, its forms' token is a
+   * double-submit cookie (HttpOnly, SameSite=Strict), made here when the browser has none.
+   */
+  function signInPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: { notes?: Note[]; status?: number; link?: string } = {},
+  ) {
     const token = readCookie(request, SIGN_IN_COOKIE) ?? newSignInToken();
     setCookie(request, reply, SIGN_IN_COOKIE, token, 3600);
-    return sendPage(reply, null, "sign-in", page(), { demoHint: options.demoHint ?? null }, token);
-  });
+    const frame = { title: "Sign in", section: "sign-in" as const, path: "/sign-in", ...shown };
+    return sendPage(reply, null, "sign-in", frame, { demoHint, ...(shown.link ? { link: shown.link } : {}) }, token);
+  }
+
+  /** A pre-session form's fields once its token matched the cookie; null (and a 403 page drawn) otherwise. */
+  function checkedForm<T extends z.ZodType>(request: FastifyRequest, reply: FastifyReply, schema: T, link?: string) {
+    const form = fieldsOf(request.body ?? {}, schema) as z.infer<T> & { _csrf: string };
+    const expected = readCookie(request, SIGN_IN_COOKIE);
+    if (expected && sameToken(form._csrf, expected)) return form;
+    const note = refused("This form's security token is missing or out of date; nothing was changed. Try again.");
+    void signInPage(request, reply, { notes: [note], status: 403, link });
+    return null;
+  }
+
+  scope.get("/sign-in", async (request, reply) =>
+    request.consoleSession ? reply.redirect("/", 303) : signInPage(request, reply),
+  );
 
   scope.post("/sign-in", async (request, reply) => {
-    const form = fieldsOf(request.body ?? {}, SignInForm);
-    const expected = readCookie(request, SIGN_IN_COOKIE);
-    const demoHint = options.demoHint ?? null;
-    if (!expected || !sameToken(form._csrf, expected)) {
-      const token = newSignInToken();
-      setCookie(request, reply, SIGN_IN_COOKIE, token, 3600);
-      const note = refused("This form's security token is missing or out of date; reload the page and sign in again.");
-      return sendPage(reply, null, "sign-in", page([note], 403), { demoHint }, token);
-    }
+    const form = checkedForm(request, reply, SignInForm);
+    if (!form) return reply;
     const user = await findUserByKeyHash(ctx.store.db, hashKey(form.key));
     if (!user) {
       const note = refused("That key is not a user's API key. Use the key from your Holdfast directory entry.");
-      return sendPage(reply, null, "sign-in", page([note], 401), { demoHint }, expected);
+      return signInPage(request, reply, { notes: [note], status: 401 });
     }
     await signIn(ctx, request, reply, user);
     return reply.redirect("/", 303);
@@ -60,28 +70,18 @@ export function registerAuthRoutes(scope: FastifyInstance, options: ConsoleOptio
   /** Opening the link only shows a button: chat apps fetch links to preview them, and must not use them up. */
   scope.get("/sign-in/:token", async (request, reply) => {
     const { token } = fieldsOf(request.params, LinkToken);
-    const csrf = readCookie(request, SIGN_IN_COOKIE) ?? newSignInToken();
-    setCookie(request, reply, SIGN_IN_COOKIE, csrf, 3600);
-    return sendPage(reply, null, "sign-in", page(), { demoHint: options.demoHint ?? null, link: token }, csrf);
+    return signInPage(request, reply, { link: token });
   });
 
   scope.post("/sign-in/:token", async (request, reply) => {
     const { token } = fieldsOf(request.params, LinkToken);
-    const form = fieldsOf(request.body ?? {}, z.object({ _csrf: z.string().max(100).default("") }));
-    const expected = readCookie(request, SIGN_IN_COOKIE);
-    const demoHint = options.demoHint ?? null;
-    if (!expected || !sameToken(form._csrf, expected)) {
-      const fresh = newSignInToken();
-      setCookie(request, reply, SIGN_IN_COOKIE, fresh, 3600);
-      const note = refused("This form's security token is missing or out of date; open the link again.");
-      return sendPage(reply, null, "sign-in", page([note], 403), { demoHint, link: token }, fresh);
-    }
+    if (!checkedForm(request, reply, LinkForm, token)) return reply;
     const user = await useSignInLink(ctx, token);
     if (!user) {
       const note = refused(
         "This sign-in link was already used or is older than 10 minutes. Type /console in chat for a new one, or sign in with your API key.",
       );
-      return sendPage(reply, null, "sign-in", page([note], 410), { demoHint }, expected);
+      return signInPage(request, reply, { notes: [note], status: 410 });
     }
     await signIn(ctx, request, reply, user);
     return reply.redirect("/", 303);
