@@ -56,6 +56,8 @@ export type DeclaredRoute = RouteSpec<RouteAuth, ZObject, ZObject, z.ZodType>;
 interface RouteTable {
   db: Db;
   routes: DeclaredRoute[];
+  /** Every route Fastify registered on this app (its onRoute hook), declared or not: the test's yardstick. */
+  registered: Array<{ method: string; url: string }>;
 }
 
 declare module "fastify" {
@@ -66,10 +68,15 @@ declare module "fastify" {
 
 /** Makes `defineRoute` usable on this app (its own table, so several apps in one process stay apart). */
 export function enableDeclaredRoutes(app: FastifyInstance, db: Db): void {
-  app.decorate("holdfastRoutes", { db, routes: [] });
+  const table: RouteTable = { db, routes: [], registered: [] };
+  app.decorate("holdfastRoutes", table);
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) if (method !== "HEAD") table.registered.push({ method, url: route.url });
+  });
 }
 
 export const declaredRoutes = (app: FastifyInstance): readonly DeclaredRoute[] => app.holdfastRoutes.routes;
+export const registeredRoutes = (app: FastifyInstance) => app.holdfastRoutes.registered;
 
 /**
  * Registers one route and records it for the OpenAPI document. Before the handler runs, in this order: the
