@@ -126,6 +126,7 @@ describe("the console in headless Chromium", () => {
     await page.getByLabel("Reason").fill("vacation");
     await page.getByLabel("Reason").press("Enter");
     await sees(main(), "ops-agent is paused by alice (a principal hold): vacation.");
+    await sees(page.locator('[data-live="audit"] tr', { hasText: "pause" }), /alice\s*paused\s*vacation/);
     // The next due time passes while paused (every 30 s): live updates show it held, without a reload.
     await sees(page.locator(`tr[data-trigger="${DEMO.trigger}"]`), "held ×1", 40_000);
     await shot("05-agent-paused");

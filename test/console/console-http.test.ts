@@ -112,6 +112,10 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const refused = await mia.post("/agents/ops-agent/resume", { _csrf: miaToken });
     expect(fromHtml(refused.body)).toContain(refusalText({ code: "forbidden", agent: "ops-agent" }, "slack"));
     expect(await stateOf()).not.toBe("RUNNING");
+    // The refused attempt is in the agent's audit log, as a chat /resume's is.
+    expect(fromHtml((await alice.get("/agents/ops-agent")).body)).toMatch(
+      /<td>resume<\/td><td>mia<\/td><td>forbidden<\/td>/,
+    );
     const preflight = await alice.post("/agents/ops-agent/resume", { _csrf: token });
     expect(fromHtml(preflight.body)).toContain("Resume ops-agent?");
     expect(await stateOf()).not.toBe("RUNNING"); // a preflight only reads
@@ -142,6 +146,8 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const seen = (await alice.get("/approvals")).body;
     expect(seen).not.toContain("<script>alert");
     expect(seen).not.toContain("<img src=x");
+    expect(seen).toContain("&lt;img src=x onerror=alert(1)&gt;"); // alice sees the waiting run
+    expect(seen).not.toContain('value="approve"'); // but only its assigned reviewer gets the buttons
     const rita = h.browser();
     const token = await rita.signIn("rita");
     const page = await rita.get("/approvals");

@@ -33,6 +33,7 @@ export interface ApprovalRow {
   id: string;
   agent: string;
   operation: string;
+  reviewers: string;
   deadline: string;
 }
 
@@ -79,8 +80,8 @@ export interface AgentPage {
   /** The resume preflight card, once asked for, with Confirm and Cancel. */
   card: Card | null;
   chat: ChatLine[];
-  /** null until the operator audit list is wired in. */
-  audit: AuditRow[] | null;
+  /** The agent's audited acts, newest first (pauses, resumes and refusals, decisions, reconciles). */
+  audit: AuditRow[];
 }
 
 export interface ApprovalDetail {

@@ -4,9 +4,23 @@ import { listTriggers } from "../../store/triggers";
 import type { Card } from "../chat/types";
 import { heldLines, statusText, whenToSecond } from "../chat/words";
 import type { HandlerContext } from "../context";
+import { type AuditEntry, listAudit } from "../handlers/operator-lists";
 import { agentStatus } from "../handlers/status";
 import { type TriggerView, triggerView } from "../handlers/triggers";
+import { itemsOf } from "./lists";
 import { webConversation } from "./web-chat";
+
+/** The latest audited acts shown on the page, newest first. */
+const AUDIT_SHOWN = 50;
+
+/** The part of an audited act's detail a person reads: the reason, the note, or the packet version. */
+const auditDetail = (detail: AuditEntry["detail"]): string => {
+  if (detail.reason) return String(detail.reason);
+  if (detail.note) return String(detail.note);
+  return detail.version !== undefined && detail.version !== null
+    ? `run ${detail.runId}, version ${detail.version}`
+    : "";
+};
 
 const cadence = (t: TriggerView) =>
   t.every !== null ? `every ${t.every / 1000} s` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
@@ -19,10 +33,11 @@ export async function agentPage(
   card: Card | null = null,
 ): Promise<AgentPage> {
   const now = ctx.now();
-  const [status, triggers, chat] = await Promise.all([
+  const [status, triggers, chat, audit] = await Promise.all([
     agentStatus(ctx, agent),
     listTriggers(ctx.store.db, agent.id),
     webConversation(ctx, user, agent),
+    listAudit(ctx, user, { agent: agent.name, limit: AUDIT_SHOWN }).then(itemsOf),
   ]);
   const byTrigger = status.held.occurrencesByTrigger;
   const rows: TriggerRow[] = triggers.map((stored) => {
@@ -49,7 +64,12 @@ export async function agentPage(
     triggers: rows,
     card,
     chat,
-    // AUDIT SLOT: the operator list handler listAudit(ctx, user, { agent }) fills this once it lands on main.
-    audit: null,
+    audit: audit.map((a) => ({
+      at: whenToSecond(a.at),
+      action: a.action,
+      actor: a.actor ?? "the scheduler",
+      outcome: a.outcome,
+      reason: auditDetail(a.detail),
+    })),
   };
 }

@@ -9,12 +9,16 @@ import { outcomeFooter, timeLeft } from "../chat/approval-card";
 import { decisionNoteText } from "../chat/decision-words";
 import { when } from "../chat/words";
 import type { HandlerContext } from "../context";
-import { pendingApprovals } from "../handlers/approvals";
 import { decideRun } from "../handlers/decide-run";
+import { listRuns } from "../handlers/operator-lists";
 import { findTenantRun, storedRunId } from "../handlers/run-ids";
 import { approvalRunView, seesDeliveryDetail } from "../handlers/run-view";
 import { formOf } from "./form";
+import { itemsOf } from "./lists";
 import { ok, refused, sendPage } from "./pages";
+
+/** How many settled runs the page shows, newest first. */
+const SETTLED_SHOWN = 20;
 
 const DecideForm = z.object({
   run: z.string().min(1).max(300),
@@ -75,23 +79,25 @@ async function approvalDetail(
 export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
 
-  async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = [], settled: RunRecord[] = []) {
+  /** Every waiting approval of the tenant (buttons only for its assigned reviewers), then the latest settled. */
+  async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = []) {
     const session = request.consoleSession!;
     const user = session.user;
-    const waiting = await pendingApprovals(ctx, user);
-    const runs = await Promise.all(waiting.map((w) => findTenantRun(db, user.tenantId, w.id)));
-    const page = {
-      waiting: await Promise.all(runs.flatMap((r) => (r ? [approvalDetail(ctx, user, session.csrfToken, r)] : []))),
-      // SETTLED SLOT: the operator list handler listRuns(ctx, user, { state: settled }) fills this at merge.
-      settled: await Promise.all(settled.map((r) => approvalDetail(ctx, user, session.csrfToken, r))),
+    const [waiting, recent] = await Promise.all([
+      listRuns(ctx, user, { state: "waiting", limit: 100 }).then(itemsOf),
+      listRuns(ctx, user, { limit: 100 }).then(itemsOf),
+    ]);
+    const settled = recent.filter((r) => r.kind === "approval" && r.state !== "waiting").slice(0, SETTLED_SHOWN);
+    const detail = async (id: string) => {
+      const run = await findTenantRun(db, user.tenantId, id);
+      return run ? [await approvalDetail(ctx, user, session.csrfToken, run)] : [];
     };
-    return sendPage(
-      reply,
-      session,
-      "approvals",
-      { title: "Approvals", section: "approvals", path: "/approvals", notes },
-      page,
-    );
+    const page = {
+      waiting: (await Promise.all(waiting.filter((r) => r.kind === "approval").map((r) => detail(r.id)))).flat(),
+      settled: (await Promise.all(settled.map((r) => detail(r.id)))).flat(),
+    };
+    const shown = { title: "Approvals", section: "approvals" as const, path: "/approvals", notes };
+    return sendPage(reply, session, "approvals", shown, page);
   }
 
   scope.get("/approvals", async (request, reply) => show(request, reply));
@@ -112,7 +118,6 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
     if (outcome.result === "not_found") return show(request, reply, [refused(decisionNoteText({ outcome }))]);
     const note = decisionNoteText({ outcome, cardVersion: form.version });
     const took = outcome.result === "approved" || outcome.result === "denied";
-    const run = await findTenantRun(db, session.user.tenantId, form.run);
-    return show(request, reply, [took ? ok(note) : refused(note)], run && run.state !== "waiting" ? [run] : []);
+    return show(request, reply, [took ? ok(note) : refused(note)]);
   });
 }

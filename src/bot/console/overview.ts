@@ -1,28 +1,25 @@
 import type { FastifyInstance } from "fastify";
 import type { AgentRow, OverviewPage } from "../../adapters/web/views";
-import { listTenantAgents } from "../../store/chat-directory";
 import type { KnownUser } from "../../store/directory";
 import { TENANT_HOLD_WORDS, when } from "../chat/words";
 import type { HandlerContext } from "../context";
-import { pendingApprovals } from "../handlers/approvals";
-import { type AgentStatus, agentStatus } from "../handlers/status";
+import { type AgentListItem, listAgents, listRuns } from "../handlers/operator-lists";
+import { itemsOf } from "./lists";
 import { sendPage } from "./pages";
 
 /** The hold column: who holds the agent, at what level, and why; "" while it runs. */
-export function holdWords(status: AgentStatus): string {
-  const c = status.control;
-  const t = status.tenantHold;
-  if (c.effective.by === "tenant" && t) return `${TENANT_HOLD_WORDS} (${t.setBy}: ${t.reason})`;
-  if (c.state === "RUNNING") return "";
-  return `${c.holdLevel} hold by ${c.setBy} since ${when(c.setAt)}: ${c.reason}`;
+export function holdWords(agent: AgentListItem): string {
+  if (agent.effective.by === "tenant") return TENANT_HOLD_WORDS;
+  if (agent.state === "RUNNING") return "";
+  return `${agent.holdLevel} hold by ${agent.setBy} since ${when(agent.setAt)}: ${agent.reason}`;
 }
 
-function agentRow(status: AgentStatus): AgentRow {
-  const { held } = status;
+function agentRow(agent: AgentListItem): AgentRow {
+  const { held } = agent;
   return {
-    name: status.control.agent,
-    state: status.control.effective.state,
-    hold: holdWords(status),
+    name: agent.name,
+    state: agent.effective.state,
+    hold: holdWords(agent),
     held: [
       { label: "occurrences", count: held.occurrences },
       { label: "inbound events", count: held.inboundEvents },
@@ -33,18 +30,18 @@ function agentRow(status: AgentStatus): AgentRow {
 }
 
 export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promise<OverviewPage> {
-  const agents = await listTenantAgents(ctx.store.db, user.tenantId);
-  const statuses = await Promise.all(agents.map((agent) => agentStatus(ctx, agent)));
-  const waiting = await pendingApprovals(ctx, user);
+  const agents = itemsOf(await listAgents(ctx, user, { limit: 500 }));
+  const waiting = itemsOf(await listRuns(ctx, user, { state: "waiting", limit: 100 }));
   return {
-    agents: statuses.map(agentRow),
+    agents: agents.map(agentRow),
     waiting: waiting.map((r) => ({
       id: r.id,
-      agent: r.agentId.slice(r.agentId.indexOf(":") + 1),
+      agent: r.agent,
       operation: r.operation ?? "run",
+      reviewers: r.reviewers.join(", "),
       deadline: when(r.deadline),
     })),
-    needsReview: statuses.reduce((sum, s) => sum + s.held.needsReview, 0),
+    needsReview: agents.reduce((sum, a) => sum + a.held.needsReview, 0),
     // ACTIVE ESCALATIONS SLOT: filled from the escalation ledger (issue 15) when it lands on main.
     escalations: null,
   };
