@@ -43,7 +43,7 @@ export function registerDemoReceiver(app: FastifyInstance, ctx: HandlerContext):
       body: JSON.stringify(body, null, 2),
     });
     received.splice(KEEP);
-    ctx.log.info({ demo: "receiver", key }, "demo receiver got a delivery");
+    ctx.log.debug({ demo: "receiver", key }, "demo receiver got a delivery");
     if (body.type === "chat.message" && body.platform === "web" && typeof body.channel === "string") {
       const text = `Demo ${body.agent ?? "agent"} here: I got “${String(body.text).slice(0, 200)}”. Conversation reaches me even while I am paused; my outbound work waits.`;
       await replies.say(body.channel, text);
