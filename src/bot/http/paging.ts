@@ -10,7 +10,6 @@ export const PageQuery = {
   cursor: z.string().min(1).max(1000).optional(),
 };
 
-
 /** The sort key a cursor carries, checked by `schema`; a cursor that is not one of ours is a 400. */
 export function decodeCursor<T extends z.ZodType>(schema: T, cursor: string | undefined): z.infer<T> | undefined {
   const read = readCursor(schema, cursor);

@@ -71,7 +71,8 @@ export function enableDeclaredRoutes(app: FastifyInstance, db: Db): void {
   const table: RouteTable = { db, routes: [], registered: [] };
   app.decorate("holdfastRoutes", table);
   app.addHook("onRoute", (route) => {
-    for (const method of [route.method].flat()) if (method !== "HEAD") table.registered.push({ method, url: route.url });
+    for (const method of [route.method].flat())
+      if (method !== "HEAD") table.registered.push({ method, url: route.url });
   });
 }
 
