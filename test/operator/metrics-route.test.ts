@@ -58,6 +58,23 @@ describe.each(PROVIDERS)("GET /metrics on %s", (provider) => {
     expect((await get(await serve())).statusCode).toBe(200);
   });
 
+  it("answers 503, not 500, while the database does not answer", async () => {
+    const lost = await createTestDatabase(provider);
+    const ctx: HandlerContext = {
+      store: lost.store,
+      log: pino({ level: "silent" }),
+      now: () => clock,
+      events: new HoldfastEvents(),
+    };
+    const server = buildHttpServer({ ctx, health: async () => ({ ok: false, checks: {} }) });
+    servers.push(server);
+    await server.ready();
+    await lost.drop();
+    const answer = await get(server);
+    expect(answer.statusCode).toBe(503);
+    expect(answer.json()).toMatchObject({ error: "unavailable" });
+  });
+
   it("reads the database gauges at scrape time, cached at most 5 s; two apps in one process keep their own registries", async () => {
     const a = await serve();
     const b = await serve();
