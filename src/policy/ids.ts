@@ -6,6 +6,8 @@
 /** Users and agents are named within their tenant: "<tenant>:<name>". */
 export const userId = (tenantId: string, name: string) => `${tenantId}:${name}`;
 export const agentId = (tenantId: string, name: string) => `${tenantId}:${name}`;
+/** The agent's name back from its id (tenant names never contain ':'). */
+export const agentNameOf = (id: string) => id.slice(id.indexOf(":") + 1);
 
 /** Control records: one per agent ("agent:<agentId>") and one per tenant ("tenant:<tenantId>"). */
 export const agentScope = (id: string) => `agent:${id}`;

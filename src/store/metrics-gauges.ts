@@ -1,7 +1,7 @@
 import type { Db } from "./client";
 
-/** Outbox rows not delivered yet: planned, sent without an answer, or failed and waiting to be retried. */
-const PENDING = ["PLANNED", "DISPATCHED", "FAILED"];
+/** Outbox rows not delivered yet: planned (a retry waits as PLANNED too), or sent and not answered yet. */
+const PENDING = ["PLANNED", "DISPATCHED"];
 
 /** The database facts `/metrics` reports, the same for every process that reads them. */
 export interface MetricsGauges {

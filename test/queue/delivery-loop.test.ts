@@ -2,6 +2,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseAgent } from "../../src/bot/handlers/pause";
 import { resumeAgent } from "../../src/bot/handlers/resume";
+import { NO_METRICS } from "../../src/policy/metrics-sink";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
 import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
@@ -133,6 +134,30 @@ describe.each(PROVIDERS)("the delivery loop on %s", (provider) => {
     expect(await markAcknowledged(db, first as Claim, "late")).toBe(false);
     expect((await findOutboxItem(db, "a:1:lease"))?.state).toBe("DISPATCHED");
     expect(await markAcknowledged(db, second as Claim, "HTTP 200")).toBe(true);
+  });
+
+  it("counts a 2xx for an attempt whose lease had passed on as a possible duplicate effect", async () => {
+    await plan("a:1:twice");
+    const store = h.ctx.store;
+    const t0 = new Date();
+    const claimAt = (now: Date) =>
+      claimDueItems(store, { now, limit: 1, leaseMs: 1000, excludeAgents: [], excludeTenants: [] });
+    const [first] = await claimAt(t0);
+    await markDispatchedMany(store, [first!], t0);
+    const [second] = await claimAt(new Date(t0.getTime() + 5000)); // the lease expired: taken over
+    expect(second).toBeDefined();
+    const counted: string[] = [];
+    const metrics = {
+      ...NO_METRICS,
+      deliveryAttempt: (kind: string, result: string) => counted.push(`attempt:${kind}:${result}`),
+      duplicateEffectDetected: () => counted.push("duplicate-effect"),
+    };
+    const loop = loopOf({ metrics });
+    loop.deliver([first!]); // the stale holder still sends, and the destination applies it
+    await loop.stop();
+    expect(receiver.calls).toHaveLength(1);
+    expect(counted).toEqual(["attempt:action:acknowledged", "duplicate-effect"]);
+    expect((await findOutboxItem(store.db, "a:1:twice"))?.state).toBe("DISPATCHED"); // the stale ack wrote nothing
   });
 
   it("lets two workers share the work without sending anything twice", async () => {

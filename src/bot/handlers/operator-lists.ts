@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RunState } from "../../policy/approval";
 import { pageAnswer, readCursor } from "../../policy/cursor";
+import { agentNameOf } from "../../policy/ids";
 import { runName } from "../../policy/run-ids";
 import { findAgent, type KnownUser } from "../../store/directory";
 import { agentsPage } from "../../store/lists/agents-page";
@@ -87,7 +88,7 @@ const AuditCursor = z
   .strict();
 
 const badCursor = { kind: "invalid", field: "cursor", message: "not a cursor from this list" } as const;
-const agentName = (agentId: string | null) => (agentId ? agentId.slice(agentId.indexOf(":") + 1) : null);
+const agentName = (agentId: string | null) => (agentId ? agentNameOf(agentId) : null);
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export async function listAgents(
@@ -108,30 +109,37 @@ export async function listAgents(
   return { kind: "page", ...pageAnswer(items, found.next) };
 }
 
-/** An agent named in a filter must be one of the caller's tenant's; another tenant's is not found. */
-async function agentFilter(ctx: HandlerContext, user: KnownUser, name: string | undefined) {
-  if (name === undefined) return { ok: true as const, id: undefined };
-  const agent = await findAgent(ctx.store.db, user.tenantId, name);
-  return agent ? { ok: true as const, id: agent.id } : { ok: false as const };
+type Refusal = Exclude<ListResult<never>, { kind: "page" }>;
+
+/**
+ * What every filtered list checks first: the cursor is one of this list's, and an agent named in the filter
+ * is one of the caller's tenant's (another tenant's is not found).
+ */
+async function openList<K extends z.ZodType>(
+  ctx: HandlerContext,
+  user: KnownUser,
+  cursorSchema: K,
+  filter: PageRequest & { agent?: string },
+): Promise<{ after: z.infer<K> | undefined; agentId: string | undefined; limit: number } | Refusal> {
+  const cursor = readCursor(cursorSchema, filter.cursor);
+  if (!cursor.ok) return badCursor;
+  const agent = filter.agent === undefined ? undefined : await findAgent(ctx.store.db, user.tenantId, filter.agent);
+  if (agent === null) return { kind: "not_found", field: "agent", message: `no agent '${filter.agent}'` };
+  return { after: cursor.key, agentId: agent?.id, limit: filter.limit ?? DEFAULT_PAGE };
 }
-const noAgent = (name?: string) => ({ kind: "not_found", field: "agent", message: `no agent '${name}'` }) as const;
 
 export async function listRuns(
   ctx: HandlerContext,
   user: KnownUser,
   filter: RunsListFilter = {},
 ): Promise<ListResult<RunListItem>> {
-  const cursor = readCursor(RunCursor, filter.cursor);
-  if (!cursor.ok) return badCursor;
-  const agent = await agentFilter(ctx, user, filter.agent);
-  if (!agent.ok) return noAgent(filter.agent);
+  const list = await openList(ctx, user, RunCursor, filter);
+  if ("kind" in list) return list;
   const { db } = ctx.store;
   const found = await runsPage(db, user.tenantId, {
+    ...list,
     state: filter.state as RunState | undefined,
-    agentId: agent.id,
     reviewerId: filter.reviewer === "me" ? user.id : undefined,
-    limit: filter.limit ?? DEFAULT_PAGE,
-    after: cursor.key,
   });
   const names = await userNames(db, [...new Set(found.items.flatMap((run) => run.reviewers))]);
   const items = found.items.map((run) => runListItem(run, names));
@@ -161,17 +169,10 @@ export async function listAudit(
   user: KnownUser,
   filter: AuditListFilter = {},
 ): Promise<ListResult<AuditEntry>> {
-  const cursor = readCursor(AuditCursor, filter.cursor);
-  if (!cursor.ok) return badCursor;
-  const agent = await agentFilter(ctx, user, filter.agent);
-  if (!agent.ok) return noAgent(filter.agent);
+  const list = await openList(ctx, user, AuditCursor, filter);
+  if ("kind" in list) return list;
   const { db } = ctx.store;
-  const found = await auditPage(db, user.tenantId, {
-    agentId: agent.id,
-    since: filter.since,
-    limit: filter.limit ?? DEFAULT_PAGE,
-    after: cursor.key,
-  });
+  const found = await auditPage(db, user.tenantId, { ...list, since: filter.since });
   const actors = await userNames(db, [...new Set(found.items.flatMap((row) => (row.actorId ? [row.actorId] : [])))]);
   const items = found.items.map((row) => ({
     id: `${row.source}:${Array.isArray(row.id) ? `${runName(user.tenantId, row.id[0])}:${row.id[1]}` : row.id}`,

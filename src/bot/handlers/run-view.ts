@@ -1,4 +1,5 @@
 import { deliveryClass } from "../../policy/delivery-class";
+import { agentNameOf as agentName } from "../../policy/ids";
 import { runName } from "../../policy/run-ids";
 import type { Db } from "../../store/client";
 import { findDeciding } from "../../store/decisions";
@@ -100,8 +101,6 @@ export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
     observedAt: iso(item.observedAt),
   };
 }
-
-const agentName = (agentId: string) => agentId.slice(agentId.indexOf(":") + 1);
 
 export async function runView(db: Db, run: RunRecord, detail = false): Promise<RunView> {
   if (isCheckpointRun(run) && run.checkpoint) {

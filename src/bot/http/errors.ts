@@ -16,6 +16,7 @@ export const HTTP_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   internal: 500,
+  unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof HTTP_STATUS;

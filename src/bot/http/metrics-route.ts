@@ -19,6 +19,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: HoldfastMetr
       description: "Open unless HOLDFAST_METRICS_TOKEN is set; then `Authorization: Bearer <token>` is required.",
       auth: "metrics",
       produces: "text/plain",
+      responses: { 200: "the metrics", 503: "the database did not answer" },
     },
     async (_input, request, reply) => {
       if (token) {
@@ -26,8 +27,10 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: HoldfastMetr
         if (!given || !sameText(given, token))
           throw new ApiError("unauthorized", "the metrics token is required (Authorization: Bearer <token>)");
       }
-      const { contentType, body } = await metrics.render();
-      return reply.type(contentType).send(body);
+      // A gauge's database read failed: no partial scrape (Prometheus records the failed scrape as up=0).
+      const rendered = await metrics.render().catch(() => null);
+      if (!rendered) throw new ApiError("unavailable", "the database did not answer; try the scrape again");
+      return reply.type(rendered.contentType).send(rendered.body);
     },
   );
 }

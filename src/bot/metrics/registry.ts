@@ -132,7 +132,7 @@ export function createMetrics(options: MetricsOptions): HoldfastMetrics {
   });
   new Gauge({
     name: "holdfast_deliveries_pending",
-    help: "Outbox items not delivered yet (PLANNED, DISPATCHED, FAILED awaiting retry), by kind",
+    help: "Outbox items not delivered yet (PLANNED, DISPATCHED), by kind",
     labelNames: ["kind"],
     registers,
     async collect() {

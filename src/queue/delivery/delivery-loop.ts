@@ -162,12 +162,14 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const plainAck = (r: (typeof results)[number]) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
     const acked = results.filter(plainAck);
     if (acked.length) faults.reach("before-acknowledge");
-    await markAcknowledgedMany(
+    const written = await markAcknowledgedMany(
       store,
       acked.map((r) => r.claim),
       `HTTP 200 at ${at.toISOString()}`,
       at,
     );
+    // Answered 200, but the lease had passed to another attempt: the effect may exist twice.
+    for (let i = written; i < acked.length; i++) metrics.duplicateEffectDetected();
     for (const { claim } of acked) await observe(claim.item);
     for (const { claim, outcome } of results.filter((r) => !plainAck(r))) {
       await settle(claim, outcome, at).catch((error: Error) =>

@@ -21,9 +21,11 @@ function* dispatchStep(d: Dialect, claims: Claim[], now: Date): Step<Claim[]> {
   return ours;
 }
 
-function* acknowledgeStep(d: Dialect, claims: Claim[], result: string, now: Date): Step<void> {
+function* acknowledgeStep(d: Dialect, claims: Claim[], result: string, now: Date): Step<number> {
   const text = acknowledgeText(d);
-  for (const c of claims) yield* count(text, result, now, c.item.id, c.leaseToken);
+  let acknowledged = 0;
+  for (const c of claims) acknowledged += yield* count(text, result, now, c.item.id, c.leaseToken);
+  return acknowledged;
 }
 
 /**
@@ -34,9 +36,12 @@ export async function markDispatchedMany(store: Store, claims: Claim[], now: Dat
   return claims.length === 0 ? [] : store.sql.write((d) => dispatchStep(d, claims, now));
 }
 
-/** Acknowledgements of a wave in one transaction; items whose lease moved on are left alone. */
-export async function markAcknowledgedMany(store: Store, claims: Claim[], result: string, now: Date): Promise<void> {
-  if (claims.length) await store.sql.write((d) => acknowledgeStep(d, claims, result, now));
+/**
+ * Acknowledgements of a wave in one transaction; items whose lease moved on are left alone. Returns how
+ * many were written (fewer than the claims when a lease had passed to another attempt).
+ */
+export async function markAcknowledgedMany(store: Store, claims: Claim[], result: string, now: Date): Promise<number> {
+  return claims.length ? store.sql.write((d) => acknowledgeStep(d, claims, result, now)) : 0;
 }
 
 /** Gives an item back without an attempt (for example the gate said held after the claim). */
