@@ -43,7 +43,7 @@ describe.each(PROVIDERS)("/metrics after a scripted scenario on %s", (provider) 
     receiver.behave = (call) => (call.path === "/reject" ? { kind: "status", status: 400 } : { kind: "ok" });
     const yaml = fs
       .readFileSync(EXAMPLE_CONFIG, "utf8")
-      .replace("http://127.0.0.1:4000/agent", `${receiver.url}/agent`)
+      .replace("webhook: http://127.0.0.1:3000/demo/receiver", `webhook: ${receiver.url}/agent`)
       .replace(
         '"http://127.0.0.1:4000/actions": "key-retained 24h"',
         `"${receiver.url}/actions": "key-retained 24h"\n          "${receiver.url}/reject": "none"`,

@@ -36,6 +36,14 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: options.ctx.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // Two lines per request at info would bury the start log and every fact after it (the console polls every
+    // 2 s); requests are logged at debug instead, and failures always.
+    disableRequestLogging: true,
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // The route's pattern, not the URL: a one-time sign-in link carries its token in the path.
+    const route = request.routeOptions.url ?? "(no route)";
+    request.log.debug({ method: request.method, route, status: reply.statusCode }, "request");
   });
 
   registerJsonBodyRules(app);
