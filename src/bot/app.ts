@@ -13,6 +13,7 @@ import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
 import { conversationPoster } from "./chat/conversation";
 import { startChat } from "./chat-wiring";
+import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import { unsignedAgents } from "./config/outbound-config";
@@ -27,6 +28,8 @@ export interface HoldfastApp {
   ctx: HandlerContext;
   http: FastifyInstance;
   redis: RedisHandle;
+  /** The stale-wait monitor (its `tick()` is what each scheduled job runs). */
+  escalations: EscalationWiring;
   /** The port the API listens on (useful when PORT=0). */
   port: number;
   stop(): Promise<void>;
@@ -103,8 +106,16 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     cleanups.unshift(() => http.close());
     const address = http.server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
+    const escalations = await startEscalations(ctx, {
+      publishers: chat.publishers,
+      publicUrl: env.HOLDFAST_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+      redisUrl: redis.url,
+      prefix,
+      everyMs: env.HOLDFAST_MONITOR_INTERVAL,
+    });
+    cleanups.unshift(() => escalations.stop());
     log.info({ port, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX }, "holdfast is serving");
-    return { ctx, http, redis, port, stop: () => runCleanups(cleanups) };
+    return { ctx, http, redis, escalations, port, stop: () => runCleanups(cleanups) };
   } catch (error) {
     await runCleanups(cleanups);
     throw error;

@@ -20,6 +20,8 @@ export interface HoldfastEventMap {
   "trigger.changed": [triggerId: string];
   /** An inbound event was stored: the agent's ordered event queue may move. */
   "inbox.received": [agentId: string];
+  "escalation.sent": [level: number];
+  "escalation.suppressed": [reason: string];
 }
 
 export class HoldfastEvents extends EventEmitter<HoldfastEventMap> {}

@@ -12,7 +12,7 @@ export interface Page<T, K> {
   next?: K;
 }
 
-function paged<T, K>(rows: T[], limit: number, keyOf: (row: T) => K): Page<T, K> {
+export function paged<T, K>(rows: T[], limit: number, keyOf: (row: T) => K): Page<T, K> {
   const items = rows.slice(0, limit);
   return rows.length > limit ? { items, next: keyOf(items[items.length - 1]!) } : { items };
 }

@@ -24,4 +24,5 @@ export const DISCORD_COMMANDS = [
   { name: "resume", description: "Show what a resume releases, then confirm", options: [agentOption] },
   { name: "status", description: "An agent's pause state and held work", options: [agentOption] },
   { name: "approvals", description: "What waits for your decision" },
+  { name: "escalations", description: "What is escalating to you" },
 ];

@@ -18,8 +18,10 @@ export function cardMessage(card: Card) {
     ...card.lines.map(escapeTelegram),
     ...card.fields.map((f) => `${escapeTelegram(f.label)}: ${escapeTelegram(f.value)}`),
   ].join("\n");
-  const inline_keyboard = card.buttons.length
-    ? [card.buttons.map((b) => ({ text: b.label, callback_data: buttonValue(b.action, b.token) }))]
-    : [];
+  const row = [
+    ...card.buttons.map((b) => ({ text: b.label, callback_data: buttonValue(b.action, b.token) })),
+    ...(card.links ?? []).map((l) => ({ text: l.label, url: l.url })),
+  ];
+  const inline_keyboard = row.length ? [row] : [];
   return { text, parse_mode: "HTML" as const, reply_markup: { inline_keyboard } };
 }

@@ -28,6 +28,7 @@ const COMMAND_LIST = [
   { command: "resume", description: "[agent] show what a resume releases, then confirm" },
   { command: "status", description: "[agent] pause state and held work" },
   { command: "approvals", description: "what waits for your decision" },
+  { command: "escalations", description: "what is escalating to you" },
 ];
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdapter {

@@ -1,16 +1,18 @@
 import { findNul } from "../../policy/limits";
 import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
+import { listEscalations } from "../handlers/escalations";
 import { pauseAgent } from "../handlers/pause";
 import { agentStatus } from "../handlers/status";
 import { decideFromChat } from "./approval-flow";
+import { escalationFromChat } from "./escalation-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
 import { identify, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
 import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
 import type { ChatCommand, ChatRouter, ChatTransport, Reply } from "./types";
-import { approvalsText, pauseText, statusText } from "./words";
+import { approvalsText, escalationsText, pauseText, statusText } from "./words";
 import { createWorkQueue } from "./work-queue";
 
 export interface ChatRouterOptions {
@@ -37,6 +39,10 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     if (!caller.ok) return refusalReply(caller.refusal, via);
     const user = caller.value;
     if (cmd.name === "approvals") return say(approvalsText(await pendingApprovals(ctx, user)), true);
+    if (cmd.name === "escalations") {
+      const page = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 20 });
+      return say(escalationsText(page.items), true);
+    }
 
     const target = await targetAgent(ctx, { user, text: cmd.text });
     if (!target.ok) return refusalReply(target.refusal, via);
@@ -76,6 +82,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       }
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
+      if (click.action === "escalation.ack" || click.action === "escalation.takeover")
+        return escalationFromChat(ctx, caller.value, click);
       const outcome = await finishResume(ctx, caller.value, click, via);
       if (!("refusal" in outcome)) return outcome;
       const note = refusalText(outcome.refusal, via.platform);

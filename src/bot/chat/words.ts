@@ -1,3 +1,4 @@
+import type { AckResult, EscalationView, TakeOverResult } from "../handlers/escalations";
 import type { ReleaseForecast } from "../../policy/misfire";
 import type { HeldCounts } from "../../store/held-work";
 import type { WaitingRun } from "../../store/runs";
@@ -96,4 +97,41 @@ export function approvalsText(runs: WaitingRun[]): string {
       `• ${r.operation ?? "run"} (${r.id}, v${r.version}) for ${r.agentId.split(":").at(-1)}, waiting since ${when(r.createdAt)}${r.deadline ? `, deadline ${when(r.deadline)}` : ""}`,
   );
   return [`${runs.length} waiting for your decision:`, ...lines].join("\n");
+}
+
+export function escalationsText(items: EscalationView[]): string {
+  if (items.length === 0) return "Nothing is escalating to you.";
+  const lines = items.map(
+    (e) =>
+      `• ${e.kind} ${e.subject} (${e.agent}): level ${e.level}, waiting since ${when(e.since)}${e.acknowledgedBy ? `, acknowledged by ${e.acknowledgedBy}` : ""} [${e.id}]`,
+  );
+  return [`${items.length} escalating:`, ...lines].join("\n");
+}
+
+export function ackNoteText(result: AckResult): string {
+  switch (result.kind) {
+    case "acknowledged":
+      return `Acknowledged at level ${result.escalation.level}: no more reminders at this level.`;
+    case "already":
+      return `Already acknowledged by ${result.escalation.acknowledgedBy} at ${when(result.escalation.acknowledgedAt)}.`;
+    case "resolved":
+      return "This escalation is already resolved.";
+    case "not_found":
+      return "This escalation is unknown to you.";
+  }
+}
+
+export function takeOverNoteText(result: TakeOverResult): string {
+  switch (result.kind) {
+    case "assigned":
+      return `You are now a reviewer of run ${result.runId} (version ${result.version}); its approval card is on its way.`;
+    case "already_reviewer":
+      return `You are already a reviewer of run ${result.runId}; decide on its approval card.`;
+    case "not_waiting":
+      return "The run no longer waits at this version: nothing to take over.";
+    case "not_approval":
+      return "Only an approval can be taken over.";
+    case "not_found":
+      return "This escalation is unknown to you.";
+  }
 }

@@ -20,6 +20,14 @@ const EnvSchema = z.object({
     .default("90s")
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
     .transform((v) => parseDurationMs(v)!),
+  /** How often the stale-wait monitor ticks ("30s", "1s", "2m" or ms). */
+  HOLDFAST_MONITOR_INTERVAL: z
+    .string()
+    .default("30s")
+    .refine((v) => (parseDurationMs(v) ?? 0) >= 100, "a duration of at least 100ms, such as 30s")
+    .transform((v) => parseDurationMs(v)!),
+  /** The address people reach the bot at, for links on cards (default http://127.0.0.1:<PORT>). */
+  HOLDFAST_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** At most this many triggers' held rows per release step (one transaction each). */
   HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   /**

@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { HandlerContext } from "../context";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
+import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
 import { registerOutboxRoutes } from "./outbox-routes";
@@ -45,6 +46,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerOutboxRoutes(app, options.ctx);
   registerTriggerRoutes(app, options.ctx);
   registerEventRoutes(app, options.ctx);
+  registerEscalationRoutes(app, options.ctx);
   return app;
 }
 
