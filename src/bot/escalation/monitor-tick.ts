@@ -39,7 +39,7 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
       const due = firstDueAt(policy, wait.since);
       if (!due || due > now) continue;
       const { ownDelayMs: _, ...item } = wait;
-      const id = await startEscalation(db, { ...item, policy });
+      const id = await startEscalation(ctx.store, { ...item, policy }, now);
       const escalation = id && (await findEscalation(db, id));
       if (escalation) started.push(escalation);
     }

@@ -28,7 +28,7 @@ export async function sendPing(
 ): Promise<void> {
   const { db } = ctx.store;
   const notified = escalation.policy.levels[step.level - 1]?.notify ?? [];
-  const outcome = await recordStep(db, escalation, step, notified, ctx.now());
+  const outcome = await recordStep(ctx.store, escalation, step, notified, ctx.now());
   if (outcome !== "sent") {
     ctx.events.emit("escalation.suppressed", outcome);
     return;

@@ -13,7 +13,7 @@ export async function settleEscalation(ctx: HandlerContext, publishers: Publishe
   const { db } = ctx.store;
   const now = ctx.now();
   const footer = await resolutionText(db, escalation, now);
-  if (await resolveEscalation(db, escalation, footer, now)) await settlePingCards(ctx, publishers, escalation.id, footer);
+  if (await resolveEscalation(ctx.store, escalation, footer, now)) await settlePingCards(ctx, publishers, escalation.id, footer);
 }
 
 /**

@@ -2,9 +2,8 @@ import crypto from "node:crypto";
 import type { EscalationKind, EscalationPolicy, Step } from "../../policy/escalation";
 import { stateAfterPing } from "../../policy/escalation";
 import { escalationId } from "../../policy/ids";
-import type { Db } from "../client";
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === "P2002";
+import type { Db, Store } from "../client";
+import { count, rows, sqlText } from "../connection/sql";
 
 export interface NewEscalation {
   itemKey: string;
@@ -17,24 +16,59 @@ export interface NewEscalation {
   policy: EscalationPolicy;
 }
 
+const ITEM = sqlText(
+  (d) => `INSERT INTO "EscalationItem" ("key", "activeId", "updatedAt") VALUES (?, NULL, ${d.time}) ON CONFLICT ("key") DO NOTHING`,
+);
+const TAKE = sqlText(
+  (d) => `UPDATE "EscalationItem" SET "activeId" = ?, "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" IS NULL`,
+);
+const CREATE = sqlText(
+  (d) => `INSERT INTO "Escalation" ("id", "itemKey", "tenantId", "agentId", "kind", "subject", "itemVersion",
+  "targets", "since", "policy", "state", "level", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${d.time}, ?, 'open', 0, ${d.time})`,
+);
+/** Written first in a step's transaction: on PostgreSQL the item row is then locked until it commits. */
+const FENCE = sqlText(
+  (d) => `UPDATE "EscalationItem" SET "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" = ?`,
+);
+const LEDGER = sqlText(
+  (d) => `INSERT INTO "EscalationStep" ("escalationId", "level", "repeat", "dueAt", "sentAt", "notified")
+  VALUES (?, ?, ?, ${d.time}, ${d.time}, ?) ON CONFLICT DO NOTHING`,
+);
+const SENT = sqlText(
+  (d) => `UPDATE "Escalation" SET "level" = ?, "lastSentAt" = ${d.time}, "state" = ? WHERE "id" = ?`,
+);
+const CLEAR = sqlText(
+  (d) => `UPDATE "EscalationItem" SET "activeId" = NULL, "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" = ?`,
+);
+const RESOLVED = sqlText(
+  (d) => `UPDATE "Escalation" SET "state" = 'resolved', "resolvedAt" = ${d.time}, "resolution" = ? WHERE "id" = ?`,
+);
+
 /**
  * Starts an item's escalation with its policy snapshot, unless one is active for it already: the item row's
- * `activeId` is set only where it is empty (a conditional write, so of two monitors one starts it).
- * Returns the new id, or null when another escalation holds the item.
+ * `activeId` (the fencing token) is set only where it is empty, so of two monitors one starts it. Returns
+ * the new id, or null when another escalation holds the item.
  */
-export async function startEscalation(db: Db, item: NewEscalation): Promise<string | null> {
-  await db.escalationItem.create({ data: { key: item.itemKey } }).catch((error) => {
-    if (!isUniqueViolation(error)) throw error;
-  });
+export function startEscalation(store: Store, item: NewEscalation, now: Date): Promise<string | null> {
   const id = escalationId(crypto.randomBytes(12).toString("base64url"));
-  const targets = [...new Set(item.policy.levels.flatMap((l) => l.notify))];
-  return db.$transaction(async (tx) => {
-    const taken = await tx.escalationItem.updateMany({ where: { key: item.itemKey, activeId: null }, data: { activeId: id } });
-    if (taken.count !== 1) return null;
-    const { policy, ...fields } = item;
-    await tx.escalation.create({
-      data: { id, ...fields, policy: JSON.stringify(policy), targets: JSON.stringify(targets) },
-    });
+  const targets = JSON.stringify([...new Set(item.policy.levels.flatMap((l) => l.notify))]);
+  return store.sql.write(function* (d) {
+    yield* count(ITEM(d), item.itemKey, now);
+    if ((yield* count(TAKE(d), id, now, item.itemKey)) !== 1) return null;
+    yield* count(
+      CREATE(d),
+      id,
+      item.itemKey,
+      item.tenantId,
+      item.agentId,
+      item.kind,
+      item.subject,
+      item.itemVersion,
+      targets,
+      item.since,
+      JSON.stringify(item.policy),
+      now,
+    );
     return id;
   });
 }
@@ -42,39 +76,38 @@ export async function startEscalation(db: Db, item: NewEscalation): Promise<stri
 export type StepOutcome = "sent" | "stale_token" | "duplicate" | "resolved";
 
 /**
- * Writes one ledger row BEFORE its ping goes out. The item row is written first (so on PostgreSQL it is
- * locked, and a resolve or another monitor's step waits for this transaction): a token that is no longer
- * the item's active one is `stale_token`; a row already in the ledger is `duplicate`. Only `sent` may ping.
- * A crash after this commit and before the send loses that one ping (at most once, never twice).
+ * Writes one ledger row BEFORE its ping goes out, in one transaction that starts with the fence: a token
+ * that is no longer the item's active one is `stale_token`, a resolved escalation `resolved`, a row already
+ * in the ledger (its unique key) `duplicate`. Only `sent` may ping. A crash after this commit and before
+ * the send loses that one ping: at most once, never twice.
  */
-export async function recordStep(
-  db: Db,
+export function recordStep(
+  store: Store,
   escalation: { id: string; itemKey: string },
   step: Step,
   notified: readonly string[],
   now: Date,
 ): Promise<StepOutcome> {
-  return db.$transaction(async (tx) => {
-    const fenced = await tx.escalationItem.updateMany({
-      where: { key: escalation.itemKey, activeId: escalation.id },
-      data: { activeId: escalation.id },
-    });
-    if (fenced.count !== 1) return "stale_token";
-    const current = await tx.escalation.findUnique({ where: { id: escalation.id } });
+  return store.sql.write(function* (d) {
+    if ((yield* count(FENCE(d), now, escalation.itemKey, escalation.id)) !== 1) return "stale_token";
+    const [current] = yield* rows<{ state: string; level: number; ackLevel: number | null }>(
+      `SELECT "state", "level", "ackLevel" FROM "Escalation" WHERE "id" = ?`,
+      escalation.id,
+    );
     if (!current || current.state === "resolved") return "resolved";
-    const key = { escalationId: escalation.id, level: step.level, repeat: step.repeat };
-    if (await tx.escalationStep.findUnique({ where: { escalationId_level_repeat: key } })) return "duplicate";
-    await tx.escalationStep.create({
-      data: { ...key, dueAt: step.dueAt, sentAt: now, notified: JSON.stringify(notified) },
-    });
-    await tx.escalation.update({
-      where: { id: escalation.id },
-      data: {
-        level: Math.max(current.level, step.level),
-        lastSentAt: now,
-        state: stateAfterPing(Math.max(current.level, step.level), current.ackLevel),
-      },
-    });
+    const written = yield* count(
+      LEDGER(d),
+      escalation.id,
+      step.level,
+      step.repeat,
+      step.dueAt,
+      now,
+      JSON.stringify(notified),
+    );
+    if (written !== 1) return "duplicate";
+    const level = Math.max(Number(current.level), step.level);
+    const ackLevel = current.ackLevel === null ? null : Number(current.ackLevel);
+    yield* count(SENT(d), level, now, stateAfterPing(level, ackLevel), escalation.id);
     return "sent";
   });
 }
@@ -83,22 +116,15 @@ export async function recordStep(
  * Resolves an escalation and clears its item's token in one transaction. Only the first caller gets true
  * (and edits the cards); a later or concurrent one finds the token gone.
  */
-export async function resolveEscalation(
-  db: Db,
+export function resolveEscalation(
+  store: Store,
   escalation: { id: string; itemKey: string },
   resolution: string,
   now: Date,
 ): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    const cleared = await tx.escalationItem.updateMany({
-      where: { key: escalation.itemKey, activeId: escalation.id },
-      data: { activeId: null },
-    });
-    if (cleared.count !== 1) return false;
-    await tx.escalation.update({
-      where: { id: escalation.id },
-      data: { state: "resolved", resolvedAt: now, resolution },
-    });
+  return store.sql.write(function* (d) {
+    if ((yield* count(CLEAR(d), now, escalation.itemKey, escalation.id)) !== 1) return false;
+    yield* count(RESOLVED(d), now, resolution, escalation.id);
     return true;
   });
 }
