@@ -17,7 +17,10 @@ export interface EscalationWiring {
 }
 
 /** The stale-wait monitor on its job scheduler; set again whenever Redis is found emptied. */
-export async function startEscalations(ctx: HandlerContext, options: EscalationWiringOptions): Promise<EscalationWiring> {
+export async function startEscalations(
+  ctx: HandlerContext,
+  options: EscalationWiringOptions,
+): Promise<EscalationWiring> {
   const monitor = createEscalationMonitor(ctx, options);
   const queue = await startMonitorQueue({
     redisUrl: options.redisUrl,
@@ -27,9 +30,11 @@ export async function startEscalations(ctx: HandlerContext, options: EscalationW
     onTick: () => monitor.tick(),
   });
   const onRebuilt = () =>
-    void queue.ensureScheduled().catch((error: Error) =>
-      ctx.log.warn({ err: error.message }, "could not set the monitor's scheduler again; it is set at next start"),
-    );
+    void queue
+      .ensureScheduled()
+      .catch((error: Error) =>
+        ctx.log.warn({ err: error.message }, "could not set the monitor's scheduler again; it is set at next start"),
+      );
   ctx.events.on("redis.rebuilt", onRebuilt);
   return {
     monitor,

@@ -27,7 +27,10 @@ export interface AgentLimits {
 
 export const DEFAULT_LIMITS: AgentLimits = { maxTriggers: 1_000, minIntervalMs: 1_000 };
 
-const Channels = z.object({ slack: z.string(), discord: z.string(), telegram: z.coerce.string() }).partial().default({});
+const Channels = z
+  .object({ slack: z.string(), discord: z.string(), telegram: z.coerce.string() })
+  .partial()
+  .default({});
 
 const Escalation = z
   .object({

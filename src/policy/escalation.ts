@@ -103,9 +103,14 @@ export function nextStep(
     const first = atLevel.find((e) => e.repeat === 0) ?? atLevel[0]!;
     const last = atLevel.reduce((a, b) => (b.repeat > a.repeat ? b : a));
     const next = policy.levels[current];
-    if (next) candidates.push({ level: current + 1, repeat: 0, dueAt: new Date(first.sentAt.getTime() + next.afterMs) });
+    if (next)
+      candidates.push({ level: current + 1, repeat: 0, dueAt: new Date(first.sentAt.getTime() + next.afterMs) });
     if (policy.repeatMs > 0 && (ackLevel === null || ackLevel < current)) {
-      candidates.push({ level: current, repeat: last.repeat + 1, dueAt: new Date(last.sentAt.getTime() + policy.repeatMs) });
+      candidates.push({
+        level: current,
+        repeat: last.repeat + 1,
+        dueAt: new Date(last.sentAt.getTime() + policy.repeatMs),
+      });
     }
   }
   if (candidates.length === 0) return { kind: "done" };

@@ -1,7 +1,7 @@
 import pino from "pino";
+import type { Card, CardPublisher, ChatRef, Platform } from "../../src/bot/chat/types";
 import { loadDirectoryFile } from "../../src/bot/config/directory-file";
 import { type EscalationBlock, resolveEscalation } from "../../src/bot/config/escalation-config";
-import type { Card, CardPublisher, ChatRef, Platform } from "../../src/bot/chat/types";
 import type { HandlerContext } from "../../src/bot/context";
 import { createEscalationMonitor, type EscalationMonitor } from "../../src/bot/escalation/monitor-tick";
 import { HoldfastEvents } from "../../src/bot/events";
@@ -83,8 +83,12 @@ export async function createEscalationHarness(provider: Provider, start: Date): 
       get now() {
         return new Date(now);
       },
-      advance: (ms) => void (now += ms),
-      set: (at) => void (now = at.getTime()),
+      advance(ms) {
+        now += ms;
+      },
+      set(at) {
+        now = at.getTime();
+      },
     },
     slack,
     telegram,

@@ -51,7 +51,12 @@ export function cardMessage(card: Card) {
                   label: b.label,
                   custom_id: buttonValue(b.action, b.token),
                 })),
-                ...(card.links ?? []).map((l) => ({ type: ComponentType.Button, style: ButtonStyle.Link, label: l.label, url: l.url })),
+                ...(card.links ?? []).map((l) => ({
+                  type: ComponentType.Button,
+                  style: ButtonStyle.Link,
+                  label: l.label,
+                  url: l.url,
+                })),
               ],
             },
           ]

@@ -1,8 +1,8 @@
-import type { AckResult, EscalationView, TakeOverResult } from "../handlers/escalations";
 import type { ReleaseForecast } from "../../policy/misfire";
 import type { HeldCounts } from "../../store/held-work";
 import type { WaitingRun } from "../../store/runs";
 import type { ControlView } from "../handlers/control-view";
+import type { AckResult, EscalationView, TakeOverResult } from "../handlers/escalations";
 import type { PauseResult } from "../handlers/pause";
 import type { AgentStatus } from "../handlers/status";
 

@@ -30,7 +30,11 @@ export const EscalationBlock = z
       .optional(),
     repeat: Duration.optional(),
     quietHours: z
-      .object({ tz: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin"), from: ClockTime, to: ClockTime })
+      .object({
+        tz: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin"),
+        from: ClockTime,
+        to: ClockTime,
+      })
       .strict()
       .optional(),
   })

@@ -81,7 +81,10 @@ async function outboxFacts(db: Db, item: Item, agent: KnownAgent): Promise<ItemF
     onWhom: principal,
     fields: [
       // Intended: what was approved; known: what the last attempt saw; next: what each resolution does.
-      { label: "Intended", value: `${outbox.digest ? shortDigest(outbox.digest) : "no digest"}, run ${run ? runName(run.tenantId, run.id) : "none"}, approved by ${approver}` },
+      {
+        label: "Intended",
+        value: `${outbox.digest ? shortDigest(outbox.digest) : "no digest"}, run ${run ? runName(run.tenantId, run.id) : "none"}, approved by ${approver}`,
+      },
       { label: "Known", value: `${known}; to ${outbox.destination}; key ${outbox.id}` },
       {
         label: "Next",

@@ -5,7 +5,12 @@ import { notifyResolver } from "../../store/escalations/audience";
 import { listResolvedWithOpenCards } from "../../store/escalations/cards";
 import { startEscalation } from "../../store/escalations/ledger";
 import { recordMonitorTick } from "../../store/escalations/monitor-tick";
-import { findEscalation, listActiveEscalations, listSteps, type StoredEscalation } from "../../store/escalations/records";
+import {
+  findEscalation,
+  listActiveEscalations,
+  listSteps,
+  type StoredEscalation,
+} from "../../store/escalations/records";
 import { listWaits, type Wait } from "../../store/escalations/stale-waits";
 import { rememberDirectChannels } from "../chat/card-targets";
 import type { HandlerContext } from "../context";
@@ -59,7 +64,10 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
       else await settleEscalation(ctx, publishers, escalation);
     }
     live.push(...(await startDue(waits, new Set(live.map((e) => e.itemKey)), agentOf)));
-    const ledgers = await listSteps(db, live.map((e) => e.id));
+    const ledgers = await listSteps(
+      db,
+      live.map((e) => e.id),
+    );
     const now = ctx.now();
     for (const escalation of live) {
       const ledger = ledgers.get(escalation.id) ?? [];
@@ -67,7 +75,10 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
       const agent = await agentOf(escalation.agentId);
       if (next.kind === "send" && agent) await sendPing(ctx, ping, escalation, agent, next.step);
       else if (next.kind === "wait" && next.quiet) ctx.events.emit("escalation.suppressed", "quiet_hours");
-      else if (escalation.ackLevel !== null && nextStep(escalation.policy, escalation.since, ledger, null, now).kind === "send")
+      else if (
+        escalation.ackLevel !== null &&
+        nextStep(escalation.policy, escalation.since, ledger, null, now).kind === "send"
+      )
         ctx.events.emit("escalation.suppressed", "acknowledged");
     }
     // Cards of escalations resolved elsewhere whose edit failed or was cut off by a crash.

@@ -38,7 +38,14 @@ export function pingCard(
     buttons: [
       { label: "Acknowledge", action: "escalation.ack", token: tokens.ack, style: "primary" },
       ...(tokens.takeOver
-        ? [{ label: "Take over", action: "escalation.takeover" as const, token: tokens.takeOver, style: "default" as const }]
+        ? [
+            {
+              label: "Take over",
+              action: "escalation.takeover" as const,
+              token: tokens.takeOver,
+              style: "default" as const,
+            },
+          ]
         : []),
     ],
     links: [{ label: "Open", url: `${publicUrl.replace(/\/+$/, "")}${facts.openPath}` }],

@@ -64,5 +64,8 @@ export async function sendPing(
     }
   }
   ctx.events.emit("escalation.sent", step.level);
-  ctx.log.info({ escalation: escalation.id, kind: escalation.kind, level: step.level, repeat: step.repeat }, "escalation ping sent");
+  ctx.log.info(
+    { escalation: escalation.id, kind: escalation.kind, level: step.level, repeat: step.repeat },
+    "escalation ping sent",
+  );
 }

@@ -13,14 +13,20 @@ export async function settleEscalation(ctx: HandlerContext, publishers: Publishe
   const { db } = ctx.store;
   const now = ctx.now();
   const footer = await resolutionText(db, escalation, now);
-  if (await resolveEscalation(ctx.store, escalation, footer, now)) await settlePingCards(ctx, publishers, escalation.id, footer);
+  if (await resolveEscalation(ctx.store, escalation, footer, now))
+    await settlePingCards(ctx, publishers, escalation.id, footer);
 }
 
 /**
  * Every open card of a resolved escalation shows its outcome and loses its buttons, like approval cards. A
  * card is marked first (one editor wins); a failed edit marks it open again, so the next tick retries.
  */
-export async function settlePingCards(ctx: HandlerContext, publishers: Publishers, escalationId: string, footer: string) {
+export async function settlePingCards(
+  ctx: HandlerContext,
+  publishers: Publishers,
+  escalationId: string,
+  footer: string,
+) {
   const { db } = ctx.store;
   for (const card of await listOpenPingCards(db, escalationId)) {
     const publisher = publishers[card.platform as Platform];
@@ -32,7 +38,10 @@ export async function settlePingCards(ctx: HandlerContext, publishers: Publisher
       );
     } catch (error) {
       await markPingCardResolved(db, card.id, false);
-      ctx.log.warn({ escalation: escalationId, err: (error as Error).message }, "ping card not edited; the next tick retries");
+      ctx.log.warn(
+        { escalation: escalationId, err: (error as Error).message },
+        "ping card not edited; the next tick retries",
+      );
     }
   }
 }

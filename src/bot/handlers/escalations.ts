@@ -42,8 +42,13 @@ async function visibleTo(ctx: HandlerContext, user: KnownUser, e: StoredEscalati
 
 async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<EscalationView[]> {
   const { db } = ctx.store;
-  const steps = await listSteps(db, list.map((e) => e.id));
-  const ids = new Set(list.flatMap((e) => [...(steps.get(e.id) ?? []).flatMap((s) => s.notified), e.acknowledgedBy ?? ""]));
+  const steps = await listSteps(
+    db,
+    list.map((e) => e.id),
+  );
+  const ids = new Set(
+    list.flatMap((e) => [...(steps.get(e.id) ?? []).flatMap((s) => s.notified), e.acknowledgedBy ?? ""]),
+  );
   const names = await userNames(db, [...ids].filter(Boolean));
   const name = (id: string) => names.get(id) ?? id;
   const out: EscalationView[] = [];
@@ -53,7 +58,12 @@ async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<Esc
     out.push({
       id: e.id,
       kind: e.kind,
-      subject: e.kind === "approval" ? runName(e.tenantId, e.subject) : e.kind === "paused" ? (agent?.name ?? e.subject) : e.subject,
+      subject:
+        e.kind === "approval"
+          ? runName(e.tenantId, e.subject)
+          : e.kind === "paused"
+            ? (agent?.name ?? e.subject)
+            : e.subject,
       agent: agent?.name ?? e.agentId,
       state: e.state,
       level: e.level,

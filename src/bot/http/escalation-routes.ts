@@ -16,12 +16,16 @@ export const EscalationListQuery = z
   .strict();
 
 /** An escalation id as we make them ("esc_" and url-safe characters); anything else is a 400. */
-export const EscalationParams = z.object({ id: z.string().regex(/^esc_[A-Za-z0-9_-]{1,64}$/, "an escalation id such as esc_…") }).strict();
+export const EscalationParams = z
+  .object({ id: z.string().regex(/^esc_[A-Za-z0-9_-]{1,64}$/, "an escalation id such as esc_…") })
+  .strict();
 
 /** The acknowledge takes no fields; an empty object or no body. */
 export const EscalationAckBody = z.object({}).strict();
 
-const EscalationCursor = z.object({ createdAt: z.iso.datetime().transform((s) => new Date(s)), id: z.string() }).strict();
+const EscalationCursor = z
+  .object({ createdAt: z.iso.datetime().transform((s) => new Date(s)), id: z.string() })
+  .strict();
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

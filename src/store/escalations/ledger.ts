@@ -17,7 +17,8 @@ export interface NewEscalation {
 }
 
 const ITEM = sqlText(
-  (d) => `INSERT INTO "EscalationItem" ("key", "activeId", "updatedAt") VALUES (?, NULL, ${d.time}) ON CONFLICT ("key") DO NOTHING`,
+  (d) =>
+    `INSERT INTO "EscalationItem" ("key", "activeId", "updatedAt") VALUES (?, NULL, ${d.time}) ON CONFLICT ("key") DO NOTHING`,
 );
 const TAKE = sqlText(
   (d) => `UPDATE "EscalationItem" SET "activeId" = ?, "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" IS NULL`,
@@ -27,9 +28,7 @@ const CREATE = sqlText(
   "targets", "since", "policy", "state", "level", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${d.time}, ?, 'open', 0, ${d.time})`,
 );
 /** Written first in a step's transaction: on PostgreSQL the item row is then locked until it commits. */
-const FENCE = sqlText(
-  (d) => `UPDATE "EscalationItem" SET "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" = ?`,
-);
+const FENCE = sqlText((d) => `UPDATE "EscalationItem" SET "updatedAt" = ${d.time} WHERE "key" = ? AND "activeId" = ?`);
 const LEDGER = sqlText(
   (d) => `INSERT INTO "EscalationStep" ("escalationId", "level", "repeat", "dueAt", "sentAt", "notified")
   VALUES (?, ?, ?, ${d.time}, ${d.time}, ?) ON CONFLICT DO NOTHING`,

@@ -29,10 +29,16 @@ export async function escalationPage(
       tenantId,
       state: { in: [...filter.states] },
       ...(visible
-        ? { OR: [{ agentId: { in: [...visible.agentIds] } }, { targets: { contains: JSON.stringify(visible.userId) } }] }
+        ? {
+            OR: [{ agentId: { in: [...visible.agentIds] } }, { targets: { contains: JSON.stringify(visible.userId) } }],
+          }
         : {}),
       ...(after
-        ? { AND: [{ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] }
+        ? {
+            AND: [
+              { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] },
+            ],
+          }
         : {}),
     },
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],

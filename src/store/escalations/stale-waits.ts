@@ -65,7 +65,8 @@ export async function listWaits(db: Db): Promise<Wait[]> {
     });
   }
   for (const item of review) waits.push(outboxWait("review", item, item.updatedAt));
-  for (const item of undelivered) if (!paused.has(item.agentId)) waits.push(outboxWait("delivery", item, item.createdAt));
+  for (const item of undelivered)
+    if (!paused.has(item.agentId)) waits.push(outboxWait("delivery", item, item.createdAt));
   return waits;
 }
 

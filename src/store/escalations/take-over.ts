@@ -13,7 +13,7 @@ export async function assignTakeOver(
 ): Promise<TakeOverOutcome> {
   return db.$transaction(async (tx) => {
     const run = await tx.run.findUnique({ where: { id: take.runId } });
-    if (!run || run.state !== "waiting" || run.version !== take.version) return "not_waiting";
+    if (run?.state !== "waiting" || run.version !== take.version) return "not_waiting";
     const reviewers = JSON.parse(run.reviewers) as string[];
     if (reviewers.includes(take.userId)) return "already_reviewer";
     const written = await tx.run.updateMany({
