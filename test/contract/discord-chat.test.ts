@@ -75,6 +75,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
         "resume",
         "status",
         "approvals",
+        "escalations",
       ]);
     });
 
