@@ -41,7 +41,12 @@ describe.each(PROVIDERS)("on %s", (provider) => {
 
   type Button = { type: number; style: number; label: string; custom_id?: string; url?: string };
   type Posted = {
-    embeds: Array<{ title: string; description: string; fields: Array<{ name: string; value: string }>; footer?: { text: string } }>;
+    embeds: Array<{
+      title: string;
+      description: string;
+      fields: Array<{ name: string; value: string }>;
+      footer?: { text: string };
+    }>;
     components: Array<{ components: Button[] }>;
   };
   const seen = new Set<RecordedCall>();
@@ -74,7 +79,9 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     const pings = await pingRows(h, run.id);
     expect(pings).toHaveLength(1);
     const ref = { channelId: pings[0]!.channelId, messageId: pings[0]!.messageId! };
-    const posts = fake.calls.filter((c) => c.method === "POST" && c.path === `/api/v10/channels/${ref.channelId}/messages`);
+    const posts = fake.calls.filter(
+      (c) => c.method === "POST" && c.path === `/api/v10/channels/${ref.channelId}/messages`,
+    );
     expect(posts).toHaveLength(1);
     const body = posts[0]!.json as Posted;
     expect(body.embeds[0]!.title).toBe("Escalation level 1: an approval waits");
@@ -94,9 +101,15 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     );
     await h.chat.cards.sync(runKey("acme", run.id));
     const bobCard = (await cardRows(h, run.id)).find((c) => c.channelId === ref.channelId)!;
-    const cardPost = fake.calls.filter((c) => c.method === "POST" && c.path === `/api/v10/channels/${ref.channelId}/messages`).at(-1)!;
-    const approve = (cardPost.json as Posted).components[0]!.components.find((b) => b.custom_id?.startsWith("run.approve:"))!;
-    expect(await click(approve.custom_id!, { channelId: bobCard.channelId, messageId: bobCard.messageId! })).toContain("(approved)");
+    const cardPost = fake.calls
+      .filter((c) => c.method === "POST" && c.path === `/api/v10/channels/${ref.channelId}/messages`)
+      .at(-1)!;
+    const approve = (cardPost.json as Posted).components[0]!.components.find((b) =>
+      b.custom_id?.startsWith("run.approve:"),
+    )!;
+    expect(await click(approve.custom_id!, { channelId: bobCard.channelId, messageId: bobCard.messageId! })).toContain(
+      "(approved)",
+    );
     expect(await decisionRows(h, run.id)).toMatchObject([{ actorId: "acme:bob", result: "approved" }]);
 
     await monitor.tick();

@@ -76,7 +76,9 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     expect(taken.note).toBe("You are now a reviewer of run slack-esc (version 1); its approval card is on its way.");
     await h.chat.cards.sync(runKey("acme", run.id));
     const card = postsTo(BOB_DM).find((c) => JSON.stringify(blocksOf(c)).includes("Approve"))!;
-    const approve = blocksOf(card).find((b) => b.type === "actions")!.elements!.find((e) => e.action_id === "run.approve")!;
+    const approve = blocksOf(card)
+      .find((b) => b.type === "actions")!
+      .elements!.find((e) => e.action_id === "run.approve")!;
     const approved = await click("run.approve", approve.value!, String(slackArgs(card).ts ?? "1700000000.000009"));
     expect(approved.note).toMatch(/\(approved\)$/);
     expect(await decisionRows(h, run.id)).toMatchObject([{ actorId: "acme:bob", result: "approved" }]);
@@ -94,7 +96,9 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     const ack = blocksOf(ping).find((b) => b.type === "actions")!.elements![0]!;
     const answer = await click("escalation.ack", ack.value!, String(slackArgs(ping).ts ?? "1"));
     expect(answer.note).toBe("Acknowledged at level 1: no more reminders at this level.");
-    const row = await h.ctx.store.db.escalation.findFirstOrThrow({ where: { subject: runKey("acme", "slack-esc-ack") } });
+    const row = await h.ctx.store.db.escalation.findFirstOrThrow({
+      where: { subject: runKey("acme", "slack-esc-ack") },
+    });
     expect(row).toMatchObject({ state: "acknowledged", acknowledgedBy: "acme:bob" });
   });
 });

@@ -46,11 +46,16 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     const monitor = chatMonitor(h);
     await monitor.tick();
     await monitor.tick();
-    const toBob = () => fake.callsTo("sendMessage").map((c) => c.json as Sent).filter((m) => String(m.chat_id) === String(BOB));
+    const toBob = () =>
+      fake
+        .callsTo("sendMessage")
+        .map((c) => c.json as Sent)
+        .filter((m) => String(m.chat_id) === String(BOB));
     expect(toBob()).toHaveLength(1);
     const ping = toBob()[0]!;
     expect(ping.text.split("\n")[0]).toBe("<b>Escalation level 1: an approval waits</b>");
-    for (const shown of ["Run: tg-esc\n", "Operation: send-invoice\n", "Digest: sha256:", "Level: 1"]) expect(ping.text).toContain(shown);
+    for (const shown of ["Run: tg-esc\n", "Operation: send-invoice\n", "Digest: sha256:", "Level: 1"])
+      expect(ping.text).toContain(shown);
     const [ack, takeOver, open] = ping.reply_markup.inline_keyboard[0]!;
     expect([ack!.text, takeOver!.text]).toEqual(["Acknowledge", "Take over"]);
     expect(open).toEqual({ text: "Open", url: "https://holdfast.example.test/v1/runs/tg-esc" });
@@ -61,7 +66,9 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     );
     await h.chat.cards.sync(runKey("acme", run.id));
     const card = (await cardRows(h, run.id)).find((c) => c.channelId === String(BOB))!;
-    const approve = toBob().at(-1)!.reply_markup.inline_keyboard[0]!.find((k) => k.callback_data?.startsWith("run.approve:"))!;
+    const approve = toBob()
+      .at(-1)!
+      .reply_markup.inline_keyboard[0]!.find((k) => k.callback_data?.startsWith("run.approve:"))!;
     expect(await click("tg-esc-approve", approve.callback_data!, Number(card.messageId))).toContain("(approved)");
     expect(await decisionRows(h, run.id)).toMatchObject([{ actorId: "acme:bob", result: "approved" }]);
 

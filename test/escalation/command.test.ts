@@ -22,7 +22,12 @@ describe.each(PROVIDERS)("/escalations on %s", (provider) => {
     const router = createChatRouter({ ctx: p.ctx });
     const ask = async (who: keyof typeof TELEGRAM) => {
       const reply = await router.command(
-        { name: "escalations", text: "", actor: { platform: "telegram", userId: TELEGRAM[who] }, channelId: TELEGRAM[who] },
+        {
+          name: "escalations",
+          text: "",
+          actor: { platform: "telegram", userId: TELEGRAM[who] },
+          channelId: TELEGRAM[who],
+        },
         via,
       );
       return reply.kind === "text" ? reply.text : "";

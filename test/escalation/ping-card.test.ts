@@ -34,14 +34,20 @@ describe("the ping card on each platform", () => {
     expect(message.embeds[0]!.description).toContain("\\*bold\\*");
     expect(message.embeds[0]!.description).toContain("\\[x]"); // a masked link no more
     expect(message.embeds[0]!.description).toContain("\\<!channel>");
-    expect(message.components[0]!.components.at(-1)).toMatchObject({ style: 5, url: "https://holdfast.example.test/v1/runs/r1" });
+    expect(message.components[0]!.components.at(-1)).toMatchObject({
+      style: 5,
+      url: "https://holdfast.example.test/v1/runs/r1",
+    });
   });
 
   it("Telegram: HTML escaped; Open is a url inline button", () => {
     const message = telegramMessage(card);
     expect(message.text).not.toContain("<b>tag</b>");
     expect(message.text).toContain("&lt;b&gt;tag&lt;/b&gt;");
-    expect(message.reply_markup.inline_keyboard[0]!.at(-1)).toEqual({ text: "Open", url: "https://holdfast.example.test/v1/runs/r1" });
+    expect(message.reply_markup.inline_keyboard[0]!.at(-1)).toEqual({
+      text: "Open",
+      url: "https://holdfast.example.test/v1/runs/r1",
+    });
   });
 
   it("settled: the outcome as footer, no buttons and no links on any platform", () => {
