@@ -38,7 +38,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       body: JSON.stringify(callbackQueryUpdate({ id, fromId: BOB, chatId: BOB, messageId, data })),
     });
     await response.text();
-    return (fake.callsTo("answerCallbackQuery")[answers]?.json as { text: string }).text;
+    return (fake.callsTo("answerCallbackQuery")[answers]!.json as { text: string }).text;
   }
 
   test("the ping card; Take over sends bob the approval card, whose Approve decides; the ping is then settled", async () => {
