@@ -7,13 +7,15 @@ import { httpTransport } from "../queue/delivery/http-transport";
 import { connectRedis, type RedisHandle } from "../queue/redis";
 import { startRetention } from "../queue/retention";
 import { openStore, pingDatabase, type Store } from "../store/client";
+import { describeDatabaseUrl } from "../store/connection/database-url";
+import { claimDatabaseFile } from "../store/connection/sqlite-claim";
 import { syncDirectory } from "../store/directory";
 import { agreedSetting } from "../store/leases";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
 import { conversationPoster } from "./chat/conversation";
 import { startChat } from "./chat-wiring";
-import { loadDirectoryFile } from "./config/directory-file";
+import { type DirectoryFile, loadDirectoryFile } from "./config/directory-file";
 import type { HoldfastEnv } from "./config/env";
 import { unsignedAgents } from "./config/outbound-config";
 import type { HandlerContext } from "./context";
@@ -32,6 +34,8 @@ export interface HoldfastApp {
   escalations: EscalationWiring;
   /** The port the API listens on (useful when PORT=0). */
   port: number;
+  /** Work under way now, for a shutdown that must say what it leaves behind. */
+  inFlight(): { deliveries: number };
   stop(): Promise<void>;
 }
 
@@ -49,26 +53,36 @@ export interface CreateAppOptions {
 export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> {
   const { env, log } = options;
   const root = options.root ?? process.cwd();
-  const applied = await migrateDatabase(env.DATABASE_URL);
-  log.info({ applied }, applied.length ? "database migrated" : "database schema is up to date");
-
+  const releaseDatabaseFile = claimDatabaseFile(env.DATABASE_URL);
+  let applied: string[];
+  let directory: DirectoryFile;
   let configFile = env.HOLDFAST_CONFIG;
-  if (!configFile) {
-    configFile = path.join(root, "holdfast.example.yaml");
-    log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
+  try {
+    applied = await migrateDatabase(env.DATABASE_URL);
+    configFile ??= path.join(root, "holdfast.example.yaml");
+    directory = loadDirectoryFile(configFile);
+  } catch (error) {
+    releaseDatabaseFile();
+    throw error;
   }
-  const directory = loadDirectoryFile(configFile);
+  const schema = applied.length ? `${applied.length} migrations applied` : "schema up to date";
+  log.info({ applied }, `database: ${describeDatabaseUrl(env.DATABASE_URL)} (${schema})`);
+
+  if (!env.HOLDFAST_CONFIG)
+    log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
 
   const store: Store = openStore(env.DATABASE_URL);
-  const cleanups: Array<() => Promise<unknown>> = [() => store.close()];
+  const cleanups: Array<() => Promise<unknown>> = [() => store.close(), async () => releaseDatabaseFile()];
   try {
     await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
     await syncDirectory(store, directory);
-    log.info({ tenants: directory.tenants.map((t) => t.id) }, "directory loaded");
+    const tenants = directory.tenants.map((t) => t.id);
+    log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
     for (const agent of unsignedAgents(directory))
-      log.warn({ agent }, "agent has no signingSecret: its deliveries carry no webhook-signature");
+      log.warn({ agent }, `agent ${agent} has no signingSecret: its deliveries carry no webhook-signature`);
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.unshift(() => redis.close());
+    log.info({}, `redis: ${redis.description}`);
     const now = options.now ?? (() => new Date());
     const faults = crashFaults(env.HOLDFAST_CRASH_AT);
     const ctx: HandlerContext = {
@@ -102,10 +116,15 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const postConversation = conversationPoster(directory.signingKeys);
     const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
     cleanups.unshift(() => chat.stop());
+    log.info(
+      { platforms: chat.enabled },
+      `chat platforms: ${chat.enabled.length ? chat.enabled.join(", ") : "none: API and console only"}`,
+    );
     await http.listen({ port: env.PORT, host: env.HOST });
     cleanups.unshift(() => http.close());
     const address = http.server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
+    const url = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST}:${port}`;
     const escalations = await startEscalations(ctx, {
       publishers: chat.publishers,
       publicUrl: env.HOLDFAST_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
@@ -114,8 +133,12 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       everyMs: env.HOLDFAST_MONITOR_INTERVAL,
     });
     cleanups.unshift(() => escalations.stop());
-    log.info({ port, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX }, "holdfast is serving");
-    return { ctx, http, redis, escalations, port, stop: () => runCleanups(cleanups) };
+    log.info(
+      { port, url, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
+      `holdfast is serving at ${url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
+    );
+    const inFlight = () => ({ deliveries: held.delivery.inFlight() });
+    return { ctx, http, redis, escalations, port, inFlight, stop: () => runCleanups(cleanups) };
   } catch (error) {
     await runCleanups(cleanups);
     throw error;

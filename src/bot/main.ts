@@ -1,13 +1,21 @@
 import { startApp } from "./app";
 import { parseEnv } from "./config/env";
-import { createLogger } from "./logger";
+import { createLogger, logFormatFor } from "./logger";
 import { installProcessGuard } from "./process-guard";
+import { stopOnSignals } from "./shutdown";
 
-const env = parseEnv(process.env);
-const log = createLogger(env.LOG_LEVEL);
-installProcessGuard(process, log);
+// LOG_FORMAT is read before the rest is validated, so even a bad environment is reported readably.
+const format = logFormatFor(
+  process.env.LOG_FORMAT === "json" || process.env.LOG_FORMAT === "pretty" ? process.env.LOG_FORMAT : undefined,
+  Boolean(process.stdout.isTTY),
+);
+const level = process.env.LOG_LEVEL ?? "info";
+let log = createLogger(/^(fatal|error|warn|info|debug|trace|silent)$/.test(level) ? level : "info", format);
 
 try {
+  const env = parseEnv(process.env);
+  log = createLogger(env.LOG_LEVEL, format);
+  installProcessGuard(process, log);
   if (!process.env.HOST && !env.HOLDFAST_CONFIG) {
     log.warn(
       { host: env.HOST },
@@ -15,16 +23,7 @@ try {
     );
   }
   const app = await startApp({ env, log, processEnv: process.env });
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down");
-    await app.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  stopOnSignals(process, app, log, { budgetMs: env.HOLDFAST_DRAIN_TIMEOUT, exit: (code) => process.exit(code) });
 } catch (error) {
   log.fatal({ code: (error as { code?: string }).code }, (error as Error).message);
   process.exit(1);

@@ -9,6 +9,8 @@ const DEFAULT_LOCAL_PORT = 6379;
 
 export interface RedisHandle {
   url: string;
+  /** For the start log: the address without a password, and whether Holdfast started this Redis itself. */
+  description: string;
   /** Shared connection for commands; BullMQ workers open their own from `url`. */
   client: Redis;
   ping(timeoutMs?: number): Promise<boolean>;
@@ -84,8 +86,15 @@ export async function connectRedis(
   client.removeAllListeners("error");
   const watch = watchRedis(url, log);
   watch.track(client);
+  const address = redactedRedisUrl(url);
+  const description = child
+    ? `${address} (a local redis-server started by Holdfast, pid ${child.pid}; it keeps nothing on disk)`
+    : redisUrl
+      ? address
+      : `${address} (the local Redis; REDIS_URL is unset)`;
   return {
     url,
+    description,
     client,
     async ping(timeoutMs = 1000) {
       const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
@@ -103,4 +112,15 @@ export async function connectRedis(
       child?.kill();
     },
   };
+}
+
+/** The URL without its password, so it can be logged. */
+function redactedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString().replace(/\/$/, "");
+  } catch {
+    return "(an unparsable REDIS_URL)";
+  }
 }

@@ -10,10 +10,10 @@ import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 export type { Db, Tx } from "./connection/db";
 
 import type { Db } from "./connection/db";
-export type Provider = "sqlite" | "postgresql";
 
-export const providerOf = (databaseUrl: string): Provider =>
-  /^postgres(ql)?:/.test(databaseUrl) ? "postgresql" : "sqlite";
+export { type Provider, providerOf } from "./connection/database-url";
+
+import { providerOf } from "./connection/database-url";
 
 /**
  * The store, chosen once per database in `openStore`: Prisma for the ordinary reads and writes (the same API on

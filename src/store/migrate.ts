@@ -3,13 +3,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { sqliteFileOf } from "./connection/database-url";
 
 const deployScript = fileURLToPath(new URL("./schema-engine/deploy.mjs", import.meta.url));
 
 /** Applies pending migrations (idempotent) and returns the names applied now. */
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   if (databaseUrl.startsWith("file:")) {
-    fs.mkdirSync(path.dirname(path.resolve(databaseUrl.slice("file:".length))), { recursive: true });
+    fs.mkdirSync(path.dirname(sqliteFileOf(databaseUrl)), { recursive: true });
   }
   try {
     const { stdout } = await promisify(execFile)(process.execPath, [deployScript, databaseUrl]);

@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { openStore } from "../../src/store/client";
-import { type BotProcess, spawnBot } from "../support/bot-process";
+import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { type EffectReceiver, type ReceivedCall, startEffectReceiver } from "../support/effect-receiver";
+import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { startPrivateRedis } from "../support/redis-server";
 
 /**
@@ -69,7 +69,7 @@ describe("three bot processes on one PostgreSQL database", () => {
     const start = async (processEnv: Record<string, string>) => {
       const bot = await spawnBot(processEnv);
       bots.push(bot);
-      await bot.waitForLog((l) => l.msg === "holdfast is serving", 60_000);
+      await bot.waitForLog(isServing, 60_000);
       return bot;
     };
     const kill = async (bot: BotProcess) => {
@@ -142,7 +142,7 @@ describe("three bot processes on one PostgreSQL database", () => {
       const resumedAt = Date.now();
       await api(p2!, ADA, "POST", "/v1/tenant/resume", {});
       let kills = 0;
-      let replacement: BotProcess | null = null;
+      let replaced = false; // one clean replacement, started at the first kill
       const check = openStore(env.DATABASE_URL);
       try {
         const { id: releaseId } = await check.db.release.findFirstOrThrow({
@@ -154,7 +154,10 @@ describe("three bot processes on one PostgreSQL database", () => {
             if (bot.logs.some((l) => l.msg === "test crash point reached")) {
               await kill(bot);
               kills++;
-              replacement ??= await start(env);
+              if (!replaced) {
+                replaced = true;
+                await start(env);
+              }
             }
           }
           const release = await check.db.release.findUniqueOrThrow({ where: { id: releaseId } });
@@ -267,6 +270,3 @@ describe("three bot processes on one PostgreSQL database", () => {
     }
   }, 170_000);
 });
-
-const isReleased = (call: ReceivedCall, releaseId: string) =>
-  call.key.includes(`:release:${releaseId}`) || (call.body as { released?: boolean } | null)?.released === true;

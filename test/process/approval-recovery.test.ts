@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import type { FaultPoint as CrashPoint } from "../../src/policy/faults";
 import { AGENT_KEY } from "../support/approvals";
-import { type BotProcess, spawnBot } from "../support/bot-process";
+import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { EXAMPLE_CONFIG, KEYS } from "../support/harness";
 
@@ -78,7 +78,7 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
       ...(crashAt ? { HOLDFAST_CRASH_AT: crashAt } : {}),
     });
     bots.push(bot);
-    await bot.waitForLog((l) => l.msg === "holdfast is serving");
+    await bot.waitForLog(isServing);
     return bot;
   }
 

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { commandUpdate, startTelegramFake } from "../fakes/telegram-fake";
-import { spawnBot } from "../support/bot-process";
+import { isServing, spawnBot } from "../support/bot-process";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-chat-process-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ it("npm start enables Telegram from *_FILE credentials, long-polls without a web
       TELEGRAM_BOT_TOKEN_FILE: tokenFile,
       TELEGRAM_API_ROOT: fake.url,
     });
-    await bot.waitForLog((l) => l.msg === "holdfast is serving");
+    await bot.waitForLog(isServing);
     expect(bot.logs.some((l) => l.msg === "chat platform enabled" && l.platform === "telegram")).toBe(true);
     await fake.waitFor((c) => c.path.endsWith("/setMyCommands"));
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { AGENT_KEY } from "../support/approvals";
-import { spawnBot } from "../support/bot-process";
+import { isServing, spawnBot } from "../support/bot-process";
 import { EXAMPLE_CONFIG } from "../support/harness";
 import { startPrivateRedis } from "../support/redis-server";
 
@@ -25,7 +25,7 @@ describe("a run's expiry when Redis loses everything while the bot runs", () => 
       HOLDFAST_CONFIG: config,
     });
     try {
-      await bot.waitForLog((l) => l.msg === "holdfast is serving");
+      await bot.waitForLog(isServing);
       const call = async (method: string, url: string, body?: unknown) => {
         const response = await fetch(`${bot.url}${url}`, {
           method,

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { openStore } from "../../src/store/client";
-import { type BotProcess, spawnBot } from "../support/bot-process";
+import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";
 import { forgetPrefix, REDIS_URL } from "../support/held-harness";
@@ -41,7 +41,7 @@ describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
     };
     const first = await spawnBot({ ...env, HOLDFAST_CRASH_AT: "release-batch", HOLDFAST_RELEASE_BATCH: "1" });
     try {
-      await first.waitForLog((l) => l.msg === "holdfast is serving");
+      await first.waitForLog(isServing);
       await api(first, "POST", "/v1/agents/ops-agent/pause", { reason: "vacation" });
       for (const [key, misfire] of [
         ["a1", "all"],

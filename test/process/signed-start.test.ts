@@ -7,7 +7,7 @@ import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { spawnBot } from "../support/bot-process";
+import { isServing, spawnBot } from "../support/bot-process";
 import { forgetPrefix, REDIS_URL } from "../support/held-harness";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-signed-"));
@@ -50,7 +50,7 @@ describe("signed deliveries through the running bot", () => {
       HOLDFAST_QUEUE_PREFIX: prefix,
     });
     try {
-      await bot.waitForLog((l) => l.msg === "holdfast is serving");
+      await bot.waitForLog(isServing);
       const posted = await fetch(`${bot.url}/v1/agents/signed/events`, {
         method: "POST",
         headers: { authorization: `Bearer ${agentKey}`, "content-type": "application/json" },
@@ -64,7 +64,7 @@ describe("signed deliveries through the running bot", () => {
       expect(verified).toMatchObject({ payload: { n: 1 } });
 
       const unsigned = bot.logs.filter(
-        (l) => l.msg === "agent has no signingSecret: its deliveries carry no webhook-signature",
+        (l) => l.msg === `agent ${l.agent} has no signingSecret: its deliveries carry no webhook-signature`,
       );
       expect(unsigned.map((l) => l.agent).sort()).toEqual(["acme:plain", "acme:quiet"]);
       const text = bot.logs.map((l) => JSON.stringify(l)).join("\n");

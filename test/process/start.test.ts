@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnBot } from "../support/bot-process";
+import { isServing, spawnBot } from "../support/bot-process";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-start-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -14,7 +14,7 @@ describe("the bot process", () => {
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
     };
     const first = await spawnBot(env);
-    await first.waitForLog((l) => l.msg === "holdfast is serving");
+    await first.waitForLog(isServing);
     expect(first.logs.some((l) => l.msg === "HOLDFAST_CONFIG is unset: using the example directory (demo keys)")).toBe(
       true,
     );
@@ -31,8 +31,10 @@ describe("the bot process", () => {
     expect(await first.exited).toBe(0);
 
     const second = await spawnBot(env);
-    await second.waitForLog((l) => l.msg === "holdfast is serving");
-    expect(second.logs.find((l) => l.msg === "database schema is up to date")).toBeTruthy();
+    await second.waitForLog(isServing);
+    expect(
+      second.logs.find((l) => /^database: SQLite file .* \(schema up to date\)$/.test(String(l.msg))),
+    ).toBeTruthy();
     const control = await fetch(`${second.url}/v1/agents/ops-agent/control`, {
       headers: { authorization: "Bearer demo-key-acme-mia-0006" },
     });
@@ -52,7 +54,7 @@ describe("the bot process", () => {
     const env = { DATABASE_URL: `file:${path.join(dir, "h2.db")}`, REDIS_URL: "redis://127.0.0.1:1" };
     const bot = await spawnBot(env);
     try {
-      await bot.waitForLog((l) => l.level === 60 || l.msg === "holdfast is serving");
+      await bot.waitForLog((l) => l.level === 60 || isServing(l));
       // A Redis that cannot be reached at start is a clear fatal error, not a silent hang.
       expect(await bot.exited).toBe(1);
       expect(bot.logs.find((l) => l.level === 60)?.msg).toMatch(/cannot connect to Redis/);

@@ -22,12 +22,21 @@ export interface BotProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the real bot (src/bot/main.ts) as a child process, as `npm start` does after generating the client. */
-export async function spawnBot(env: Record<string, string>): Promise<BotProcess> {
+export interface SpawnOptions {
+  /** The command line; default: node running src/bot/main.ts, as `npm start` does after generating the client. */
+  command?: [string, ...string[]];
+  /** Its own process group (its pid is the group id), to find every process it leaves behind. */
+  detached?: boolean;
+}
+
+/** Runs the real bot as a child process. */
+export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<BotProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/bot/main.ts"], {
+  const [command, ...args] = options.command ?? [process.execPath, "--import", "tsx", "src/bot/main.ts"];
+  const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: "info", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached,
   });
   const logs: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
@@ -71,3 +80,7 @@ export async function spawnBot(env: Record<string, string>): Promise<BotProcess>
   };
   return bot;
 }
+
+/** The start log's last line, "holdfast is serving at <url>". */
+export const isServing = (line: Record<string, unknown>): boolean =>
+  typeof line.msg === "string" && line.msg.startsWith("holdfast is serving");

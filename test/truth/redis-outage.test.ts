@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { spawnBot } from "../support/bot-process";
+import { isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";
 import { KEYS } from "../support/harness";
@@ -41,7 +41,7 @@ describe.each(PROVIDERS)("a Redis outage while the bot runs on %s", (provider) =
       REDIS_URL: redis.url,
     });
     try {
-      await bot.waitForLog((l) => l.msg === "holdfast is serving");
+      await bot.waitForLog(isServing);
       const register = await fetch(`${bot.url}/v1/agents/ops-agent/triggers`, {
         method: "POST",
         headers: { authorization: `Bearer ${KEYS.alice}`, "content-type": "application/json" },

@@ -1,15 +1,24 @@
 import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
 import { FAULT_POINTS } from "../../policy/faults";
+import { unsupportedDatabaseUrl } from "../../store/connection/database-url";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Default 0.0.0.0, but 127.0.0.1 with the example directory: its demo keys must not face a network. */
   HOST: z.string().min(1).optional(),
-  DATABASE_URL: z.string().default("file:./data/holdfast.db"),
+  DATABASE_URL: z
+    .string()
+    .default("file:./data/holdfast.db")
+    .superRefine((url, ctx) => {
+      const problem = unsupportedDatabaseUrl(url);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Unset: readable lines on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   /** How long a delivery claim is exclusive before another worker may take the item over. */
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
   /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */

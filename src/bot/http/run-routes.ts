@@ -3,7 +3,6 @@ import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
 import { canonicalJson } from "../../policy/digest";
 import { MAX_ESCALATE_AFTER_S } from "../../policy/limits";
-import { findRun } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { createRunForAgent } from "../handlers/create-run";
 import { decideRun } from "../handlers/decide-run";

@@ -87,6 +87,8 @@ export interface DeliveryLoop {
    * outbox, so a slow destination backs work up in the database, not in memory.
    */
   intakeRoom(): number;
+  /** Items leased and being sent now. */
+  inFlight(): number;
   /** Stops claiming; sends already under way finish first. */
   stop(): Promise<void>;
 }
@@ -228,6 +230,8 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   /** Rounds of items leased elsewhere (`deliver`), still under way: stop waits for them. */
   const delivering = new Set<Promise<void>>();
   let deliveringItems = 0;
+  /** Items of every round under way, for a shutdown that must say what it leaves behind. */
+  let leasedItems = 0;
   const batchSize = options.batchSize ?? 500;
   const roundsInFlight = Math.max(1, options.roundsInFlight ?? 3);
 
@@ -296,7 +300,12 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
    * another, while these are leased (the lane rule in store/outbox/claim.ts).
    */
   function runRound(claims: Claim[], send: (claims: Claim[]) => Promise<void>): Promise<void> {
-    return send(claims).catch((error: Error) => log.error({ err: error.message }, "delivery round failed"));
+    leasedItems += claims.length;
+    return send(claims)
+      .catch((error: Error) => log.error({ err: error.message }, "delivery round failed"))
+      .finally(() => {
+        leasedItems -= claims.length;
+      });
   }
 
   async function runOnce(): Promise<number> {
@@ -365,6 +374,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     runOnce,
     deliver,
     leaseMs,
+    inFlight: () => leasedItems,
     intakeRoom: () => (stopped ? 0 : Math.max(0, batchSize * roundsInFlight - deliveringItems)),
     async stop() {
       stopped = true;
