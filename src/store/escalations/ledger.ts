@@ -1,20 +1,16 @@
 import crypto from "node:crypto";
-import type { EscalationKind, EscalationPolicy, Step } from "../../policy/escalation";
+import type { Step } from "../../policy/escalation";
 import { stateAfterPing } from "../../policy/escalation";
 import { escalationId } from "../../policy/ids";
 import type { Db, Store } from "../client";
 import { count, rows, sqlText } from "../connection/sql";
+import type { StoredEscalation } from "./records";
 
-export interface NewEscalation {
-  itemKey: string;
-  tenantId: string;
-  agentId: string;
-  kind: EscalationKind;
-  subject: string;
-  itemVersion: number;
-  since: Date;
-  policy: EscalationPolicy;
-}
+/** What an escalation starts with: its item and the policy snapshot. */
+export type NewEscalation = Pick<
+  StoredEscalation,
+  "itemKey" | "tenantId" | "agentId" | "kind" | "subject" | "itemVersion" | "since" | "policy"
+>;
 
 const ITEM = sqlText(
   (d) =>
