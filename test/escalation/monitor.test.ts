@@ -13,6 +13,7 @@ import {
   MIN,
   makeWait,
   pingsTo,
+  RUN,
   TEST_ESCALATION,
   TITLE,
 } from "../support/escalation-harness";
@@ -120,6 +121,25 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
       expect(count(ADA)).toEqual({ slack: 0, telegram: 0 });
       const row = await h.db.store.db.escalation.findFirstOrThrow({ where: { kind } });
       expect(row.state).toBe("resolved");
+    });
+
+    it("a deleted item stops too, and its cards say so", async () => {
+      const p = h.start();
+      at(11);
+      await p.monitor.tick();
+      if (kind === "approval") await h.db.store.db.run.delete({ where: { id: RUN } });
+      else if (kind === "paused") await h.db.store.db.run.deleteMany();
+      else await h.db.store.db.outboxItem.deleteMany();
+      at(12);
+      await p.monitor.tick();
+      const edits = [...h.slack.edits, ...h.telegram.edits].filter((e) => e.card.title.includes(title));
+      expect(edits.map((e) => e.card.footer)).toEqual([
+        expect.stringMatching(/^Resolved: /),
+        expect.stringMatching(/^Resolved: /),
+      ]);
+      at(200);
+      await p.monitor.tick();
+      expect(count(BOB)).toEqual({ slack: 1, telegram: 1 });
     });
 
     it("quiet hours defer a due ping to the end of the window", async () => {

@@ -57,3 +57,12 @@ describe("the ping card on each platform", () => {
     expect(telegramMessage(settled).reply_markup.inline_keyboard).toEqual([]);
   });
 });
+
+describe("a link Telegram would refuse as a button", () => {
+  it("a loopback Open link (the default public URL) is shown as text instead", () => {
+    const local = { ...card, links: [{ label: "Open", url: "http://127.0.0.1:3000/v1/runs/r1" }] };
+    const message = telegramMessage(local);
+    expect(message.reply_markup.inline_keyboard[0]!.map((k) => k.text)).toEqual(["Acknowledge", "Take over"]);
+    expect(message.text).toContain("Open: http://127.0.0.1:3000/v1/runs/r1");
+  });
+});
