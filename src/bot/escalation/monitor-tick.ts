@@ -39,10 +39,12 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
       if (activeKeys.has(wait.itemKey)) continue;
       const agent = await agentOf(wait.agentId);
       if (!agent || agent.settings.escalation.levels.length === 0) continue;
+      // Whether it is due needs only the delays; who it notifies is read once it is (most waits are not).
+      const delays = snapshotPolicy(agent.settings.escalation, wait.kind, wait.ownDelayMs, () => []);
+      const due = firstDueAt(delays, wait.since);
+      if (!due || due > now) continue;
       const resolve = await notifyResolver(db, agent);
       const policy = snapshotPolicy(agent.settings.escalation, wait.kind, wait.ownDelayMs, resolve);
-      const due = firstDueAt(policy, wait.since);
-      if (!due || due > now) continue;
       const { ownDelayMs: _, ...item } = wait;
       const id = await startEscalation(ctx.store, { ...item, policy }, now);
       const escalation = id && (await findEscalation(db, id));
