@@ -25,6 +25,7 @@ import { HoldfastEvents } from "./events";
 import { alignTriggersWithConfig } from "./handlers/trigger-config";
 import { startHeld } from "./held-wiring";
 import { buildHttpServer, type HealthReport } from "./http/server";
+import { createMetrics } from "./metrics/registry";
 
 export interface HoldfastApp {
   ctx: HandlerContext;
@@ -85,14 +86,18 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     log.info({}, `redis: ${redis.description}`);
     const now = options.now ?? (() => new Date());
     const faults = crashFaults(env.HOLDFAST_CRASH_AT);
+    // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
+    const metrics = createMetrics({ db: store.db, now });
     const ctx: HandlerContext = {
       store,
       log,
       now,
       events: new HoldfastEvents(),
       faults,
+      metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
     };
+    metrics.listen(ctx.events);
     const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
     cleanups.unshift(stopScheduling);
     // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
@@ -112,7 +117,12 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const prefix = env.HOLDFAST_QUEUE_PREFIX;
     const retention = await startRetention({ store, redisUrl: redis.url, prefix, log, now, ...directory.retention });
     cleanups.unshift(() => retention.close());
-    const http = buildHttpServer({ ctx, health: () => checkHealth(store, redis) });
+    const http = buildHttpServer({
+      ctx,
+      health: () => checkHealth(store, redis),
+      metrics,
+      metricsToken: env.HOLDFAST_METRICS_TOKEN,
+    });
     const postConversation = conversationPoster(directory.signingKeys);
     const chat = await startChat({ env: options.processEnv ?? {}, ctx, http, postConversation });
     cleanups.unshift(() => chat.stop());

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Faults } from "../policy/faults";
+import type { MetricsSink } from "../policy/metrics-sink";
 import type { Store } from "../store/client";
 import type { HoldfastEvents } from "./events";
 
@@ -11,6 +12,8 @@ export interface HandlerContext {
   events: HoldfastEvents;
   /** Test-only fault points (src/policy/faults.ts); absent or `NO_FAULTS` unless HOLDFAST_CRASH_AT is set. */
   faults?: Faults;
+  /** What `/metrics` counts (src/bot/metrics); absent: nothing is counted. */
+  metrics?: MetricsSink;
   /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 90 s. */
   drainTimeoutMs?: number;
 }

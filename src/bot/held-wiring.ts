@@ -18,6 +18,7 @@ export async function startHeld(ctx: HandlerContext, options: HeldWiringOptions)
     store: ctx.store,
     log: ctx.log,
     now: ctx.now,
+    metrics: ctx.metrics,
     autoResume: (scope, until) => autoResume(ctx, scope, until),
     onRedisRebuilt: async () => {
       ctx.events.emit("redis.rebuilt");

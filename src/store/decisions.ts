@@ -15,7 +15,10 @@ export interface StoredDecision {
 }
 
 type EventRow = NonNullable<Awaited<ReturnType<Db["decisionEvent"]["findUnique"]>>>;
-const toStored = ({ runId: _run, createdAt, ...row }: EventRow): StoredDecision => ({ ...row, at: createdAt });
+const toStored = ({ runId: _run, tenantId: _t, agentId: _a, createdAt, ...row }: EventRow): StoredDecision => ({
+  ...row,
+  at: createdAt,
+});
 
 export async function findDecisionEvent(db: Db, runId: string, eventId: string): Promise<StoredDecision | null> {
   const row = await db.decisionEvent.findUnique({ where: { runId_eventId: { runId, eventId } } });
@@ -30,6 +33,9 @@ export async function findDeciding(db: Db, runId: string): Promise<StoredDecisio
 
 export interface DecisionCommit {
   runId: string;
+  /** The run's tenant and agent, recorded on the event for the audit list. */
+  tenantId: string;
+  agentId: string;
   fromVersion: number;
   next: { state: string; version: number };
   event: Omit<StoredDecision, "at">;
@@ -56,7 +62,15 @@ export async function commitDecision(store: Store, commit: DecisionCommit): Prom
           data: { ...commit.next, decidedBy: commit.event.actorId, decidedAt: commit.at },
         });
         if (moved.count !== 1) throw new LostRace();
-        await tx.decisionEvent.create({ data: { runId: commit.runId, ...commit.event, createdAt: commit.at } });
+        await tx.decisionEvent.create({
+          data: {
+            runId: commit.runId,
+            tenantId: commit.tenantId,
+            agentId: commit.agentId,
+            ...commit.event,
+            createdAt: commit.at,
+          },
+        });
         if (commit.outbox) await planDelivery(store, commit.outbox, commit.at, tx);
         commit.faults?.reach("before-approve-commit");
       },

@@ -138,7 +138,7 @@ export interface KnownAgent {
   settings: AgentSettings;
 }
 
-function toKnownAgent(row: {
+export function toKnownAgent(row: {
   id: string;
   tenantId: string;
   name: string;

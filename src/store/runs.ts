@@ -27,7 +27,7 @@ export interface RunRecord {
 
 type RunRow = NonNullable<Awaited<ReturnType<Db["run"]["findUnique"]>>>;
 
-const toRecord = (row: RunRow): RunRecord => ({
+export const toRunRecord = (row: RunRow): RunRecord => ({
   id: row.id,
   tenantId: row.tenantId,
   agentId: row.agentId,
@@ -50,7 +50,7 @@ const toRecord = (row: RunRow): RunRecord => ({
 
 export async function findRun(db: Db | Tx, id: string): Promise<RunRecord | null> {
   const row = await db.run.findUnique({ where: { id } });
-  return row ? toRecord(row) : null;
+  return row ? toRunRecord(row) : null;
 }
 
 export interface NewRun {

@@ -52,9 +52,13 @@ describe.each(PROVIDERS)("the runs API on %s", (provider) => {
       vars: {},
       updatedAt: expect.any(String),
     });
-    for (const key of ["demo-key-acme-rita-0004", "demo-key-acme-mia-0006"]) {
-      expect((await asAgent(h, "GET", "/v1/runs/run-1", undefined, key)).json).toEqual(created.json);
-    }
+    // Its reviewer (rita) sees the packet she decides on; another member (mia) sees its digest only.
+    const packet = { a: "x", b: [1, 2] };
+    expect((await asAgent(h, "GET", "/v1/runs/run-1", undefined, "demo-key-acme-rita-0004")).json).toEqual({
+      ...created.json,
+      packet,
+    });
+    expect((await asAgent(h, "GET", "/v1/runs/run-1", undefined, "demo-key-acme-mia-0006")).json).toEqual(created.json);
     expect(await asAgent(h, "GET", "/v1/runs/run-1", undefined, GLOBEX_AGENT_KEY)).toMatchObject({ status: 404 });
     expect(await h.call("GET", "/v1/runs/run-1", "gina")).toMatchObject({ status: 404 });
   });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseDurationMs } from "../../policy/delivery";
 import { FAULT_POINTS } from "../../policy/faults";
 import { unsupportedDatabaseUrl } from "../../store/connection/database-url";
+import { secretFromEnv } from "./secrets";
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -54,7 +55,11 @@ const EnvSchema = z.object({
     .optional(),
 });
 
-export type HoldfastEnv = z.infer<typeof EnvSchema> & { HOST: string };
+export type HoldfastEnv = z.infer<typeof EnvSchema> & {
+  HOST: string;
+  /** When set, `GET /metrics` wants `Authorization: Bearer <token>` (HOLDFAST_METRICS_TOKEN or _FILE). */
+  HOLDFAST_METRICS_TOKEN?: string;
+};
 
 /** Where the bot listens when HOST is unset: loopback only while it runs on the example's demo keys. */
 export const EXAMPLE_CONFIG_HOST = "127.0.0.1";
@@ -72,5 +77,11 @@ export function parseEnv(env: NodeJS.ProcessEnv): HoldfastEnv {
     throw new ConfigError(`environment variable ${String(issue?.path[0])}: ${issue?.message}`);
   }
   const host = parsed.data.HOST ?? (parsed.data.HOLDFAST_CONFIG ? DEFAULT_HOST : EXAMPLE_CONFIG_HOST);
-  return { ...parsed.data, HOST: host };
+  let metricsToken: string | undefined;
+  try {
+    metricsToken = secretFromEnv(env, "HOLDFAST_METRICS_TOKEN");
+  } catch (error) {
+    throw new ConfigError(`environment variable HOLDFAST_METRICS_TOKEN_FILE: ${(error as Error).message}`);
+  }
+  return { ...parsed.data, HOST: host, ...(metricsToken ? { HOLDFAST_METRICS_TOKEN: metricsToken } : {}) };
 }

@@ -74,8 +74,10 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     // An agent retrying the same create (say after a timeout) gets the run back; anything else is a conflict.
     const existing = await findRun(db, id);
     const first = existing && (await findFirstPacket(db, id));
-    if (existing?.agentId === agent.id && first?.digest === packetDigest(command.packet))
+    if (existing?.agentId === agent.id && first?.digest === packetDigest(command.packet)) {
+      ctx.metrics?.duplicateSuppressed("run_create");
       return { kind: "already_created", run: await approvalRunView(db, existing) };
+    }
     return { kind: "exists" };
   }
   ctx.log.info({ run: id, agent: agent.id }, "run created");

@@ -8,6 +8,7 @@ import { findAgentById } from "../../store/directory";
 import { findRun, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { destinationContract } from "./destinations";
+import { waitedSeconds } from "./run-ids";
 import { type ApprovalRunView, approvalRunView, isCheckpointRun, seesDeliveryDetail } from "./run-view";
 
 /** One approve/deny, from the API or a chat button. The actor is the authenticated user, never the payload. */
@@ -77,12 +78,15 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
   if (decision.result === "rejected") return { result: decision.result, reason: decision.reason };
   if (decision.result === "stale")
     return { result: "stale", reason: decision.reason, currentVersion: decision.currentVersion };
+  if (decision.result === "duplicate") ctx.metrics?.duplicateSuppressed("decision");
   if (decision.result !== "approved" && decision.result !== "denied") return { result: decision.result };
 
   const approve = decision.result === "approved";
   const contract = approve ? await contractOf(ctx, run) : undefined;
   const won = await commitDecision(ctx.store, {
     runId: run.id,
+    tenantId: run.tenantId,
+    agentId: run.agentId,
     fromVersion: run.version,
     next: decision.next,
     at: now,
@@ -117,6 +121,7 @@ async function decideOnce(ctx: HandlerContext, run: RunRecord, command: DecideRu
     faults: approve ? ctx.faults : undefined,
   });
   if (!won) return "lost" as const;
+  ctx.metrics?.approvalResolved(decision.result, waitedSeconds(run, now));
   if (approve) ctx.faults?.reach("after-approve-commit");
   ctx.events.emit("run.changed", run.id);
   if (approve) ctx.events.emit("outbox.planned");

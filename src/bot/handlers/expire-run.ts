@@ -2,6 +2,7 @@ import { expire } from "../../policy/approval";
 import { commitDecision } from "../../store/decisions";
 import { findRun } from "../../store/runs";
 import type { HandlerContext } from "../context";
+import { waitedSeconds } from "./run-ids";
 
 export type ExpireRunResult = "expired" | "not_due" | "invalid_state" | "not_found";
 
@@ -18,6 +19,8 @@ export async function expireRun(ctx: HandlerContext, runId: string): Promise<Exp
   if (decision.result !== "expired") return decision.result;
   const won = await commitDecision(ctx.store, {
     runId,
+    tenantId: run.tenantId,
+    agentId: run.agentId,
     fromVersion: run.version,
     next: decision.next,
     at: now,
@@ -32,6 +35,7 @@ export async function expireRun(ctx: HandlerContext, runId: string): Promise<Exp
     },
   });
   if (!won) return "invalid_state"; // a decision got there first
+  ctx.metrics?.approvalResolved("expired", waitedSeconds(run, now));
   ctx.log.info({ run: runId, version: decision.next.version }, "run expired");
   ctx.events.emit("run.changed", runId);
   return "expired";

@@ -41,6 +41,7 @@ export async function acceptEvent(ctx: HandlerContext, agent: KnownAgent, input:
     now: ctx.now(),
   });
   if (result.kind === "accepted" && !held) ctx.events.emit("inbox.received", agent.id);
+  if (result.kind === "duplicate") ctx.metrics?.duplicateSuppressed("inbound_event");
   if ((result.kind === "accepted" || result.kind === "duplicate") && result.receipt.run) {
     const run = result.receipt.run;
     return { ...result, receipt: { ...result.receipt, run: { ...run, id: runName(agent.tenantId, run.id) } } };

@@ -73,6 +73,7 @@ export async function resumeAsRelease(ctx: HandlerContext, resume: ReleasingResu
   );
   if (releaseId) {
     ctx.events.emit("control.changed", resume.scope);
+    ctx.metrics?.releaseStarted();
     ctx.events.emit("release.opened", releaseId);
   }
   return { outcome, releaseId };

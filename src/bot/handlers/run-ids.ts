@@ -14,6 +14,13 @@ export async function findTenantRun(db: Db, tenantId: string, id: string): Promi
   return legacy?.tenantId === tenantId ? legacy : null;
 }
 
+/**
+ * How long a run's current version has waited for a decision: since it was submitted (creating the run or
+ * saving a new packet writes `updatedAt`; nothing else touches a waiting run).
+ */
+export const waitedSeconds = (run: RunRecord, now: Date): number =>
+  Math.max(0, (now.getTime() - run.updatedAt.getTime()) / 1000);
+
 /** The stored key for a tenant's run id: the scoped key, or the bare id of a run stored before scoping. */
 export async function storedRunId(db: Db, tenantId: string, id: string): Promise<string> {
   return (await findTenantRun(db, tenantId, id))?.id ?? runKey(tenantId, id);

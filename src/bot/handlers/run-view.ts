@@ -71,6 +71,20 @@ export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: strin
   return user.isAdmin || (await agentsLedBy(db, user.id)).has(agentId);
 }
 
+/**
+ * Whether a reader of a run sees its packet: its assigned reviewers (they decide on it), its agent's
+ * principal, admins, and the agent's own key (it wrote the packet). Other members and supervisors see the
+ * run's digest only.
+ */
+export async function seesPacket(
+  db: Db,
+  reader: { kind: "agent" } | { kind: "user"; user: KnownUser },
+  run: RunRecord,
+): Promise<boolean> {
+  if (reader.kind === "agent") return true;
+  return run.reviewers.includes(reader.user.id) || (await seesDeliveryDetail(db, reader.user, run.agentId));
+}
+
 /** `detail`: the full last result (principal, admin), or only its class. */
 export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
   return {

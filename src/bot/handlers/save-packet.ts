@@ -2,6 +2,7 @@ import { canonicalJson, packetDigest } from "../../policy/digest";
 import type { KnownAgent } from "../../store/directory";
 import { findRun, saveNewPacket } from "../../store/runs";
 import type { HandlerContext } from "../context";
+import { waitedSeconds } from "./run-ids";
 import { type ApprovalRunView, approvalRunView } from "./run-view";
 
 export interface SavePacketCommand {
@@ -41,6 +42,7 @@ export async function savePacket(ctx: HandlerContext, command: SavePacketCommand
   });
   if (!saved) return { kind: "stale" }; // a decision or another save moved the run on meanwhile
   ctx.log.info({ run: run.id, version: run.version + 1 }, "packet saved");
+  ctx.metrics?.approvalResolved("superseded", waitedSeconds(run, ctx.now()));
   ctx.events.emit("run.changed", run.id);
   return { kind: "saved", run: await approvalRunView(db, (await findRun(db, run.id))!) };
 }

@@ -10,9 +10,9 @@ import { pauseAgent } from "../handlers/pause";
 import { resumePreflight } from "../handlers/preflight";
 import { resumeAgent } from "../handlers/resume";
 import { pauseTenant, resumeTenant } from "../handlers/tenant-control";
-import { agentOfTenant, authenticateUser } from "./auth";
+import { agentOfTenant } from "./auth";
 import { ApiError } from "./errors";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 const AgentParams = z.object({ agent: z.string().min(1).max(200) });
 
@@ -39,73 +39,121 @@ const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
 
 export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
+  const pauseBody = pauseBodySchema(ctx.now);
 
-  app.get("/v1/agents/:agent/control", async (request) => {
-    const user = await authenticateUser(db, request);
-    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
-  });
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/agents/:agent/control",
+      summary: "An agent's control record",
+      auth: "user",
+      params: AgentParams,
+    },
+    async ({ auth: user, params }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
+    },
+  );
 
-  app.get("/v1/tenant", async (request) => {
-    const user = await authenticateUser(db, request);
-    const scope = tenantScope(user.tenantId);
-    const control = (await readControl(db, scope)) ?? {
-      ...RUNNING_CONTROL,
-      scope,
-      tenantId: user.tenantId,
-      agentId: null,
-      version: 0,
-      drainDeadline: null,
-    };
-    return tenantView(db, user.tenantId, control);
-  });
-
-  app.post("/v1/agents/:agent/pause", async (request) => {
-    const user = await authenticateUser(db, request);
-    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    const body = parseBody(pauseBodySchema(ctx.now), request.body);
-    const result = await pauseAgent(ctx, { user, agent, reason: body.reason, until: body.until ?? null });
-    return { ...result.control, outcome: result.kind };
-  });
-
-  app.post("/v1/agents/:agent/resume", async (request) => {
-    const user = await authenticateUser(db, request);
-    const agent = await agentOfTenant(db, user.tenantId, AgentParams.parse(request.params).agent);
-    if (parseBody(AgentResumeBody, request.body).dryRun) {
-      // The preflight: what a resume would release and whether this caller may do it. Changes nothing.
-      const preflight = await resumePreflight(ctx, { user, agent });
-      const { kind, control, resumer, tenantPaused } = preflight;
-      return {
-        dryRun: true,
-        allowed: kind === "ready",
-        ...(kind === "ready" ? {} : { refusal: kind }),
-        requestedBy: { user: resumer.name, role: resumer.role },
-        control,
-        tenantPaused,
-        ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
+  defineRoute(
+    app,
+    { method: "GET", url: "/v1/tenant", summary: "The tenant-wide control record", auth: "user" },
+    async ({ auth: user }) => {
+      const scope = tenantScope(user.tenantId);
+      const control = (await readControl(db, scope)) ?? {
+        ...RUNNING_CONTROL,
+        scope,
+        tenantId: user.tenantId,
+        agentId: null,
+        version: 0,
+        drainDeadline: null,
       };
-    }
-    const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
-    if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
-    throw new ApiError(result.kind, refusalMessage(result.kind));
-  });
+      return tenantView(db, user.tenantId, control);
+    },
+  );
 
-  app.post("/v1/tenant/pause", async (request) => {
-    const user = await authenticateUser(db, request);
-    const body = parseBody(pauseBodySchema(ctx.now), request.body);
-    const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
-    if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
-    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/pause",
+      summary: "Pause an agent: its outbound work is held",
+      auth: "user",
+      params: AgentParams,
+      body: pauseBody,
+    },
+    async ({ auth: user, params, body }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      const result = await pauseAgent(ctx, { user, agent, reason: body.reason, until: body.until ?? null });
+      return { ...result.control, outcome: result.kind };
+    },
+  );
 
-  app.post("/v1/tenant/resume", async (request) => {
-    const user = await authenticateUser(db, request);
-    parseBody(ResumeBody, request.body);
-    const result = await resumeTenant(ctx, user);
-    if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
-    if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
-    return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/resume",
+      summary: "Resume an agent and release its held work; `dryRun: true` shows the preflight and changes nothing",
+      auth: "user",
+      params: AgentParams,
+      body: AgentResumeBody,
+    },
+    async ({ auth: user, params, body }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      if (body.dryRun) {
+        // The preflight: what a resume would release and whether this caller may do it. Changes nothing.
+        const preflight = await resumePreflight(ctx, { user, agent });
+        const { kind, control, resumer, tenantPaused } = preflight;
+        return {
+          dryRun: true,
+          allowed: kind === "ready",
+          ...(kind === "ready" ? {} : { refusal: kind }),
+          requestedBy: { user: resumer.name, role: resumer.role },
+          control,
+          tenantPaused,
+          ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
+        };
+      }
+      const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+      if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
+      throw new ApiError(result.kind, refusalMessage(result.kind));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/tenant/pause",
+      summary: "Pause every agent of the tenant (admins)",
+      auth: "user",
+      body: pauseBody,
+    },
+    async ({ auth: user, body }) => {
+      const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
+      if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
+      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/tenant/resume",
+      summary: "Lift the tenant-wide pause (admins)",
+      auth: "user",
+      body: ResumeBody,
+    },
+    async ({ auth: user }) => {
+      const result = await resumeTenant(ctx, user);
+      if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
+      if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
+      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+    },
+  );
 }
 
 function refusalMessage(kind: "creator_hold" | "forbidden" | "not_paused"): string {

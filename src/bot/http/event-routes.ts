@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { HandlerContext } from "../context";
 import { acceptEvent } from "../handlers/receive-event";
-import { callerForAgent, requireOwner } from "./caller";
+import { requireOwner } from "./caller";
 import { ApiError } from "./errors";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 const Params = z.object({ agent: z.string().min(1).max(200) });
 const Id = z.string().min(1).max(200);
@@ -26,20 +26,30 @@ const EventBody = z
  * admin's user key, may post them.
  */
 export function registerEventRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  app.post("/v1/agents/:agent/events", async (request, reply) => {
-    const caller = await callerForAgent(ctx.store.db, request, Params.parse(request.params).agent);
-    if (caller.kind === "user") requireOwner(caller, "post events");
-    const body = parseBody(EventBody, request.body);
-    const result = await acceptEvent(ctx, caller.agent, body);
-    switch (result.kind) {
-      case "accepted":
-        return reply.status(202).send({ ...result.receipt, duplicate: false });
-      case "duplicate":
-        return reply.status(200).send({ ...result.receipt, duplicate: true });
-      case "conflict":
-        throw new ApiError("conflict", `event '${body.eventId}' was already received with a different body`);
-      case "invalid_transition":
-        throw new ApiError("invalid_transition", result.why, "stateDelta.checkpoint");
-    }
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/events",
+      summary: "Post an awaited inbound event (held while the agent is paused, delivered in arrival order)",
+      auth: "caller",
+      params: Params,
+      body: EventBody,
+      responses: { 202: "accepted", 200: "the same event was already received (duplicate)" },
+    },
+    async ({ auth: caller, body }, _request, reply) => {
+      if (caller.kind === "user") requireOwner(caller, "post events");
+      const result = await acceptEvent(ctx, caller.agent, body);
+      switch (result.kind) {
+        case "accepted":
+          return reply.status(202).send({ ...result.receipt, duplicate: false });
+        case "duplicate":
+          return reply.status(200).send({ ...result.receipt, duplicate: true });
+        case "conflict":
+          throw new ApiError("conflict", `event '${body.eventId}' was already received with a different body`);
+        case "invalid_transition":
+          throw new ApiError("invalid_transition", result.why, "stateDelta.checkpoint");
+      }
+    },
+  );
 }

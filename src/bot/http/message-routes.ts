@@ -1,13 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { isKnownChatChannel } from "../../store/chat";
-import { findAgentByKeyHash } from "../../store/directory";
 import type { CardPublisher, Platform } from "../chat/types";
-import { hashKey } from "../config/secrets";
 import type { HandlerContext } from "../context";
-import { bearerToken } from "./auth";
 import { ApiError } from "./errors";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 const MessageBody = z
   .object({
@@ -27,19 +24,26 @@ export function registerMessageRoutes(
   ctx: HandlerContext,
   publishers: Partial<Record<Platform, CardPublisher>>,
 ): void {
-  app.post("/v1/agents/:agent/messages", async (request, reply) => {
-    const token = bearerToken(request);
-    const agent = token ? await findAgentByKeyHash(ctx.store.db, hashKey(token)) : null;
-    if (!agent) throw new ApiError("unauthorized", "a valid agent key is required (Authorization: Bearer <agentKey>)");
-    const { agent: name } = request.params as { agent: string };
-    if (agent.name !== name) throw new ApiError("not_found", `no agent '${name}'`);
-    const body = parseBody(MessageBody, request.body);
-    const publisher = publishers[body.platform];
-    if (!publisher) throw new ApiError("not_found", `${body.platform} is not enabled`);
-    if (!(await isKnownChatChannel(ctx.store.db, agent.id, body.platform, body.channel))) {
-      throw new ApiError("forbidden", "the agent has not been spoken to in that channel", "channel");
-    }
-    const sent = await publisher.say(body.channel, body.text);
-    return reply.status(201).send({ platform: body.platform, channel: sent.channelId, messageId: sent.messageId });
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/messages",
+      summary: "The agent writes into a conversation it was spoken to in (never held)",
+      auth: "agent",
+      params: z.object({ agent: z.string().min(1).max(200) }),
+      body: MessageBody,
+      responses: { 201: "sent" },
+    },
+    async ({ auth: agent, params: { agent: name }, body }, _request, reply) => {
+      if (agent.name !== name) throw new ApiError("not_found", `no agent '${name}'`);
+      const publisher = publishers[body.platform];
+      if (!publisher) throw new ApiError("not_found", `${body.platform} is not enabled`);
+      if (!(await isKnownChatChannel(ctx.store.db, agent.id, body.platform, body.channel))) {
+        throw new ApiError("forbidden", "the agent has not been spoken to in that channel", "channel");
+      }
+      const sent = await publisher.say(body.channel, body.text);
+      return reply.status(201).send({ platform: body.platform, channel: sent.channelId, messageId: sent.messageId });
+    },
+  );
 }

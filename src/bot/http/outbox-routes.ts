@@ -7,10 +7,10 @@ import { agentsLedBy } from "../../store/users";
 import type { HandlerContext } from "../context";
 import { reconcileMatching, reconcileOutbox } from "../handlers/reconcile-outbox";
 import { deliveryView } from "../handlers/run-view";
-import { agentOfTenant, authenticateUser } from "./auth";
+import { agentOfTenant } from "./auth";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 const STATES = ["PLANNED", "DISPATCHED", "ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"] as const;
 
@@ -61,60 +61,86 @@ const BulkReconcileBody = z
   })
   .strict();
 
+const KeyParams = z.object({ key: z.string().min(1).max(300) });
+
 export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
 
   /** The caller's tenant's effects, newest first; a NEEDS_REVIEW item shows what an operator needs to decide. */
-  app.get("/v1/outbox", async (request) => {
-    const user = await authenticateUser(db, request);
-    const query = parseBody(ListQuery, request.query);
-    const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
-    const page = await outboxPage(db, user.tenantId, {
-      state: query.state,
-      agentId: agent?.id,
-      limit: query.limit,
-      after: decodeCursor(OutboxCursor, query.cursor),
-    });
-    const led = user.isAdmin ? null : await agentsLedBy(db, user.id);
-    const items = page.items.map((item) => ({
-      ...deliveryView(item, led === null || led.has(item.agentId)),
-      kind: item.kind,
-      runId: item.runId && runName(item.tenantId, item.runId),
-    }));
-    return pageAnswer(items, page.next);
-  });
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/outbox",
+      summary: "The tenant's outbox items, newest first",
+      auth: "user",
+      query: ListQuery,
+    },
+    async ({ auth: user, query }) => {
+      const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
+      const page = await outboxPage(db, user.tenantId, {
+        state: query.state,
+        agentId: agent?.id,
+        limit: query.limit,
+        after: decodeCursor(OutboxCursor, query.cursor),
+      });
+      const led = user.isAdmin ? null : await agentsLedBy(db, user.id);
+      const items = page.items.map((item) => ({
+        ...deliveryView(item, led === null || led.has(item.agentId)),
+        kind: item.kind,
+        runId: item.runId && runName(item.tenantId, item.runId),
+      }));
+      return pageAnswer(items, page.next);
+    },
+  );
 
   /** Every NEEDS_REVIEW item the filter matches, each reconciled (and audited) as by the route below. */
-  app.post("/v1/outbox/reconcile", async (request) => {
-    const user = await authenticateUser(db, request);
-    const body = parseBody(BulkReconcileBody, request.body);
-    const { agent: agentName, destination, olderThan } = body.filter;
-    const agent = agentName ? await agentOfTenant(db, user.tenantId, agentName) : undefined;
-    const now = ctx.now();
-    const createdBefore = olderThan && ("at" in olderThan ? olderThan.at : new Date(now.getTime() - olderThan.ms));
-    return reconcileMatching(ctx, {
-      user,
-      filter: { agentId: agent?.id, destination, createdBefore },
-      resolution: body.resolution,
-      note: body.note,
-      limit: body.limit,
-    });
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/outbox/reconcile",
+      summary: "Reconcile every NEEDS_REVIEW item a filter matches",
+      auth: "user",
+      body: BulkReconcileBody,
+    },
+    async ({ auth: user, body }) => {
+      const { agent: agentName, destination, olderThan } = body.filter;
+      const agent = agentName ? await agentOfTenant(db, user.tenantId, agentName) : undefined;
+      const now = ctx.now();
+      const createdBefore = olderThan && ("at" in olderThan ? olderThan.at : new Date(now.getTime() - olderThan.ms));
+      return reconcileMatching(ctx, {
+        user,
+        filter: { agentId: agent?.id, destination, createdBefore },
+        resolution: body.resolution,
+        note: body.note,
+        limit: body.limit,
+      });
+    },
+  );
 
-  app.post("/v1/outbox/:key/reconcile", async (request) => {
-    const user = await authenticateUser(db, request);
-    const { key } = z.object({ key: z.string().min(1).max(300) }).parse(request.params);
-    const body = parseBody(ReconcileBody, request.body);
-    const result = await reconcileOutbox(ctx, { user, key, ...body });
-    switch (result.kind) {
-      case "reconciled":
-        return result.item;
-      case "not_found":
-        throw new ApiError("not_found", `no outbox item '${key}'`);
-      case "forbidden":
-        throw new ApiError("forbidden", "only the agent's principal or an admin can reconcile its effects");
-      case "not_needs_review":
-        throw new ApiError("not_needs_review", "the item does not need review");
-    }
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/outbox/:key/reconcile",
+      summary: "Reconcile one NEEDS_REVIEW item: delivered, retry or abandon",
+      auth: "user",
+      params: KeyParams,
+      body: ReconcileBody,
+    },
+    async ({ auth: user, params: { key }, body }) => {
+      const result = await reconcileOutbox(ctx, { user, key, ...body });
+      switch (result.kind) {
+        case "reconciled":
+          return result.item;
+        case "not_found":
+          throw new ApiError("not_found", `no outbox item '${key}'`);
+        case "forbidden":
+          throw new ApiError("forbidden", "only the agent's principal or an admin can reconcile its effects");
+        case "not_needs_review":
+          throw new ApiError("not_needs_review", "the item does not need review");
+      }
+    },
+  );
 }

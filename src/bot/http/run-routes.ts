@@ -7,12 +7,11 @@ import type { HandlerContext } from "../context";
 import { createRunForAgent } from "../handlers/create-run";
 import { decideRun } from "../handlers/decide-run";
 import { findTenantRun, storedRunId } from "../handlers/run-ids";
-import { runView, seesDeliveryDetail } from "../handlers/run-view";
+import { runView, seesDeliveryDetail, seesPacket } from "../handlers/run-view";
 import { savePacket } from "../handlers/save-packet";
-import { authenticateAgent, authenticateAgentOrUser, authenticateUser } from "./auth";
 import { decisionStatus } from "./decision-status";
 import { ApiError } from "./errors";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 /** A packet is any JSON up to 256 KiB in its canonical encoding. */
 export const PACKET_LIMIT_BYTES = 256 * 1024;
@@ -64,52 +63,91 @@ function checkPacketSize(packet: unknown): void {
 export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   const { db } = ctx.store;
 
-  app.post("/v1/runs", { bodyLimit: PACKET_ROUTE_BODY_LIMIT }, async (request, reply) => {
-    const agent = await authenticateAgent(db, request);
-    const body = parseBody(CreateRunBody, request.body);
-    checkPacketSize(body.packet);
-    if (body.agent !== agent.name) throw new ApiError("forbidden", "an agent key may only create its own runs");
-    const result = await createRunForAgent(ctx, {
-      ...body,
-      agent,
-      escalateAfterSeconds: body.escalateAfter,
-    });
-    if (result.kind === "invalid")
-      throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
-    if (result.kind === "exists") throw new ApiError("conflict", `run '${body.id}' already exists`);
-    return reply.status(result.kind === "created" ? 201 : 200).send(result.run);
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/runs",
+      summary: "Create a run: a packet waiting for its reviewers' decision",
+      auth: "agent",
+      body: CreateRunBody,
+      bodyLimit: PACKET_ROUTE_BODY_LIMIT,
+      responses: { 201: "created", 200: "the same run was already created (an idempotent retry)" },
+    },
+    async ({ auth: agent, body }, _request, reply) => {
+      checkPacketSize(body.packet);
+      if (body.agent !== agent.name) throw new ApiError("forbidden", "an agent key may only create its own runs");
+      const result = await createRunForAgent(ctx, { ...body, agent, escalateAfterSeconds: body.escalateAfter });
+      if (result.kind === "invalid")
+        throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
+      if (result.kind === "exists") throw new ApiError("conflict", `run '${body.id}' already exists`);
+      return reply.status(result.kind === "created" ? 201 : 200).send(result.run);
+    },
+  );
 
-  app.post("/v1/runs/:id/packet", { bodyLimit: PACKET_ROUTE_BODY_LIMIT }, async (request) => {
-    const agent = await authenticateAgent(db, request);
-    const { id } = Params.parse(request.params);
-    const body = parseBody(PacketBody, request.body);
-    checkPacketSize(body.packet);
-    const runId = await storedRunId(db, agent.tenantId, id);
-    const result = await savePacket(ctx, { agent, runId, ...body });
-    if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
-    if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
-    if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
-    return { ...result.run, outcome: result.kind };
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/runs/:id/packet",
+      summary: "Submit a changed packet: a new version and a new approval request",
+      auth: "agent",
+      params: Params,
+      body: PacketBody,
+      bodyLimit: PACKET_ROUTE_BODY_LIMIT,
+    },
+    async ({ auth: agent, params: { id }, body }) => {
+      checkPacketSize(body.packet);
+      const runId = await storedRunId(db, agent.tenantId, id);
+      const result = await savePacket(ctx, { agent, runId, ...body });
+      if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
+      if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
+      if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
+      return { ...result.run, outcome: result.kind };
+    },
+  );
 
-  app.get("/v1/runs/:id", async (request) => {
-    const caller = await authenticateAgentOrUser(db, request);
-    const { id } = Params.parse(request.params);
-    const tenantId = caller.kind === "agent" ? caller.agent.tenantId : caller.user.tenantId;
-    const run = await findTenantRun(db, tenantId, id);
-    const visible = run && (caller.kind === "agent" ? run.agentId === caller.agent.id : true);
-    if (!run || !visible) throw new ApiError("not_found", `no run '${id}'`);
-    return runView(db, run, caller.kind === "user" && (await seesDeliveryDetail(db, caller.user, run.agentId)));
-  });
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/runs/:id",
+      summary: "One run; with its packet for its reviewers, its agent's principal, admins and the agent itself",
+      auth: "agentOrUser",
+      params: Params,
+    },
+    async ({ auth: caller, params: { id } }) => {
+      const tenantId = caller.kind === "agent" ? caller.agent.tenantId : caller.user.tenantId;
+      const run = await findTenantRun(db, tenantId, id);
+      const visible = run && (caller.kind === "agent" ? run.agentId === caller.agent.id : true);
+      if (!run || !visible) throw new ApiError("not_found", `no run '${id}'`);
+      const view = await runView(
+        db,
+        run,
+        caller.kind === "user" && (await seesDeliveryDetail(db, caller.user, run.agentId)),
+      );
+      return (await seesPacket(db, caller, run)) && view.kind === "approval"
+        ? { ...view, packet: JSON.parse(run.packet) }
+        : view;
+    },
+  );
 
-  app.post("/v1/runs/:id/decisions", async (request, reply) => {
-    const actor = await authenticateUser(db, request);
-    const { id } = Params.parse(request.params);
-    const body = parseBody(DecisionBody, request.body);
-    const runId = await storedRunId(db, actor.tenantId, id);
-    const outcome = await decideRun(ctx, { runId, ...body, actor });
-    if (outcome.result === "not_found") throw new ApiError("not_found", `no run '${id}'`);
-    return reply.status(decisionStatus(outcome.result)).send(outcome);
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/runs/:id/decisions",
+      summary: "Approve or deny the run's current packet version (bound to its version and digest)",
+      auth: "user",
+      params: Params,
+      body: DecisionBody,
+      responses: { 200: "recorded, or the recorded result of the same event (duplicate)" },
+    },
+    async ({ auth: actor, params: { id }, body }, _request, reply) => {
+      const runId = await storedRunId(db, actor.tenantId, id);
+      const outcome = await decideRun(ctx, { runId, ...body, actor });
+      if (outcome.result === "not_found") throw new ApiError("not_found", `no run '${id}'`);
+      return reply.status(decisionStatus(outcome.result)).send(outcome);
+    },
+  );
 }

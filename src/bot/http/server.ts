@@ -1,11 +1,17 @@
+import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { HandlerContext } from "../context";
+import { createMetrics, type HoldfastMetrics } from "../metrics/registry";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
+import { registerMetricsRoute } from "./metrics-route";
+import { openApiDocument } from "./openapi";
+import { registerOperatorRoutes } from "./operator-routes";
 import { registerOutboxRoutes } from "./outbox-routes";
+import { declaredRoutes, defineRoute, enableDeclaredRoutes } from "./route";
 import { registerRunRoutes } from "./run-routes";
 import { registerTriggerRoutes } from "./trigger-routes";
 
@@ -19,7 +25,13 @@ export interface HttpServerOptions {
   health: () => Promise<HealthReport>;
   /** Largest accepted request body; larger bodies get a 413 before any handler runs. Default 64 KiB. */
   bodyLimit?: number;
+  /** The app's metrics (its own registry); absent: a fresh one that only the database gauges feed. */
+  metrics?: HoldfastMetrics;
+  /** HOLDFAST_METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 }
+
+const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
@@ -37,10 +49,30 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url}` }),
   );
 
-  app.get("/healthz", async (_request, reply) => {
-    const report = await options.health();
-    return reply.status(report.ok ? 200 : 503).send(report);
-  });
+  enableDeclaredRoutes(app, options.ctx.store.db);
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/healthz",
+      summary: "Whether the database and Redis answer",
+      auth: "none",
+      responses: { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" },
+    },
+    async (_input, _request, reply) => {
+      const report = await options.health();
+      return reply.status(report.ok ? 200 : 503).send(report);
+    },
+  );
+  // Built when asked, so routes registered after this server was built (the agent's messages) are in it.
+  defineRoute(
+    app,
+    { method: "GET", url: "/openapi.json", summary: "This document: the API in OpenAPI 3.1", auth: "none" },
+    async () => openApiDocument(declaredRoutes(app), { version }),
+  );
+  const metrics = options.metrics ?? createMetrics({ db: options.ctx.store.db, now: options.ctx.now });
+  registerMetricsRoute(app, metrics, options.metricsToken);
+  registerOperatorRoutes(app, options.ctx);
   registerControlRoutes(app, options.ctx);
   registerRunRoutes(app, options.ctx);
   registerOutboxRoutes(app, options.ctx);

@@ -6,10 +6,10 @@ import { MISFIRE_POLICIES } from "../../policy/misfire";
 import { isValidCron, isValidTimeZone, parseEvery } from "../../policy/schedule";
 import type { HandlerContext } from "../context";
 import { registerTrigger, removeTrigger, triggerPageOf } from "../handlers/triggers";
-import { callerForAgent, requireOwner } from "./caller";
+import { requireOwner } from "./caller";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
 const Params = z.object({ agent: z.string().min(1).max(200) });
 const KeyParams = Params.extend({ key: z.string().min(1).max(200) });
@@ -60,44 +60,69 @@ const TriggerBody = z
 
 /** Cadence triggers: principals and admins register and delete them; any user of the tenant may list. */
 export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/triggers",
+      summary: "Register (or replace) a cadence trigger",
+      auth: "caller",
+      params: Params,
+      body: TriggerBody,
+      responses: { 201: "registered" },
+    },
+    async ({ auth: caller, body }, _request, reply) => {
+      requireOwner(caller, "register triggers");
+      const result = await registerTrigger(ctx, caller.agent, {
+        key: body.key,
+        everyMs: body.every !== undefined ? parseEvery(body.every) : null,
+        anchor: body.anchor ?? null,
+        cron: body.cron ?? null,
+        tz: body.tz ?? null,
+        payload: body.payload ?? null,
+        destination: body.destination,
+        misfire: body.misfire as "coalesce" | "all" | "skip",
+        contract: body.contract,
+      });
+      if (result.kind === "invalid")
+        throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
+      if (result.kind === "quota_exceeded") throw new ApiError("quota_exceeded", result.message);
+      return reply.status(201).send(result.trigger);
+    },
+  );
 
-  app.post("/v1/agents/:agent/triggers", async (request, reply) => {
-    const caller = await callerForAgent(db, request, Params.parse(request.params).agent);
-    requireOwner(caller, "register triggers");
-    const body = parseBody(TriggerBody, request.body);
-    const result = await registerTrigger(ctx, caller.agent, {
-      key: body.key,
-      everyMs: body.every !== undefined ? parseEvery(body.every) : null,
-      anchor: body.anchor ?? null,
-      cron: body.cron ?? null,
-      tz: body.tz ?? null,
-      payload: body.payload ?? null,
-      destination: body.destination,
-      misfire: body.misfire as "coalesce" | "all" | "skip",
-      contract: body.contract,
-    });
-    if (result.kind === "invalid")
-      throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
-    if (result.kind === "quota_exceeded") throw new ApiError("quota_exceeded", result.message);
-    return reply.status(201).send(result.trigger);
-  });
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/agents/:agent/triggers",
+      summary: "An agent's triggers by key",
+      auth: "caller",
+      params: Params,
+      query: ListQuery,
+    },
+    async ({ auth: caller, query }) => {
+      if (caller.kind !== "user") throw new ApiError("forbidden", "triggers are listed with a user key");
+      const page = await triggerPageOf(ctx, caller.agent, query.limit, decodeCursor(z.string(), query.cursor));
+      return pageAnswer(page.items, page.next);
+    },
+  );
 
-  app.get("/v1/agents/:agent/triggers", async (request) => {
-    const caller = await callerForAgent(db, request, Params.parse(request.params).agent);
-    if (caller.kind !== "user") throw new ApiError("forbidden", "triggers are listed with a user key");
-    const query = parseBody(ListQuery, request.query);
-    const page = await triggerPageOf(ctx, caller.agent, query.limit, decodeCursor(z.string(), query.cursor));
-    return pageAnswer(page.items, page.next);
-  });
-
-  app.delete("/v1/agents/:agent/triggers/:key", async (request) => {
-    const params = KeyParams.parse(request.params);
-    const caller = await callerForAgent(db, request, params.agent);
-    requireOwner(caller, "delete triggers");
-    if (!(await removeTrigger(ctx, caller.agent, params.key))) {
-      throw new ApiError("not_found", `no trigger '${params.key}'`);
-    }
-    return { deleted: params.key };
-  });
+  defineRoute(
+    app,
+    {
+      method: "DELETE",
+      url: "/v1/agents/:agent/triggers/:key",
+      summary: "Delete a trigger",
+      auth: "caller",
+      params: KeyParams,
+    },
+    async ({ auth: caller, params }) => {
+      requireOwner(caller, "delete triggers");
+      if (!(await removeTrigger(ctx, caller.agent, params.key))) {
+        throw new ApiError("not_found", `no trigger '${params.key}'`);
+      }
+      return { deleted: params.key };
+    },
+  );
 }

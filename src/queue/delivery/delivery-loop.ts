@@ -10,6 +10,7 @@ import {
   parseContract,
 } from "../../policy/delivery";
 import { type Faults, NO_FAULTS } from "../../policy/faults";
+import { type AttemptResult, type MetricsSink, NO_METRICS } from "../../policy/metrics-sink";
 import type { Store } from "../../store/client";
 import { pausedScopes, readControls } from "../../store/control/gate";
 import { type Controls, gateOf, gateScopes } from "../../store/control/records";
@@ -56,6 +57,8 @@ export interface DeliveryLoopOptions {
   afterRound?: (items: OutboxItem[]) => Promise<void> | void;
   /** Test-only fault points (src/policy/faults.ts); none unless HOLDFAST_CRASH_AT is set. */
   faults?: Faults;
+  /** Counts attempts, permanent failures and duplicates (src/policy/metrics-sink.ts). */
+  metrics?: MetricsSink;
 }
 
 /** How stale a round's gate reading may get before the next wave reads it again. */
@@ -106,6 +109,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
   const faults = options.faults ?? NO_FAULTS;
+  const metrics = options.metrics ?? NO_METRICS;
   let stopped = false;
   let wake: (() => void) | null = null;
 
@@ -117,6 +121,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const attempts = claim.item.attempts + 1;
     if (outcome.kind === "acknowledged") {
       if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`)) await observe(claim.item);
+      else metrics.duplicateEffectDetected(); // answered 2xx, but the lease had passed to another attempt
       return;
     }
     const detail = outcomeDetail(outcome);
@@ -132,6 +137,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     };
     if (next.step === "settle") {
       await markSettled(db, claim, next.state, result);
+      if (next.state === "FAILED") metrics.deliveryPermanentFailure(claim.item.kind);
       log.error({ ...line, state: next.state }, "delivery given up");
       return;
     }
@@ -151,6 +157,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
     const results = await Promise.all(
       dispatched.map(async (claim) => ({ claim, outcome: await transport.send(claim.item, claim.attemptId) })),
     );
+    for (const { claim, outcome } of results) metrics.deliveryAttempt(claim.item.kind, attemptResultOf(outcome));
     const at = now();
     const plainAck = (r: (typeof results)[number]) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
     const acked = results.filter(plainAck);
@@ -202,6 +209,7 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       const answer = await transport.lookup(contract.lookupUrl, claim.item.id);
       if (answer === "absent") return true;
       if (answer === "present") {
+        metrics.duplicateSuppressed("lookup");
         if (await markAcknowledged(db, claim, `found by lookup after ${previous}`)) {
           await markObserved(db, claim.item.id, now());
         }
@@ -384,4 +392,11 @@ export function createDeliveryLoop(options: DeliveryLoopOptions): DeliveryLoop {
       if (!options.transport) await transport.close?.();
     },
   };
+}
+
+/** An attempt's result as /metrics labels it. */
+function attemptResultOf(outcome: AttemptOutcome): AttemptResult {
+  if (outcome.kind === "acknowledged") return "acknowledged";
+  const cls = outcomeClass(outcome);
+  return cls === "answered" ? "rejected" : cls;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { MetricsSink } from "../../policy/metrics-sink";
 import { dueTimesBetween } from "../../policy/schedule";
 import type { Store } from "../../store/client";
 import { checkGate } from "../../store/control/gate";
@@ -10,6 +11,8 @@ export interface FireDeps {
   store: Store;
   log: Logger;
   now: () => Date;
+  /** Counts the recovery releases opened here. */
+  metrics?: MetricsSink;
 }
 
 /**
@@ -32,5 +35,6 @@ export async function catchUpTrigger(deps: FireDeps, trigger: StoredTrigger): Pr
   deps.log.info({ trigger: trigger.id, missed: recorded, held }, "missed occurrences recorded");
   const { agentId, tenantId } = trigger;
   const releaseId = held ? null : await openRecoveryRelease(deps.store, agentId, tenantId, now, trigger.lastDueAt);
+  if (releaseId) deps.metrics?.releaseStarted();
   return { recorded, releaseId };
 }

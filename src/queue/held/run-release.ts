@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { releaseLeaseName } from "../../policy/ids";
+import type { MetricsSink } from "../../policy/metrics-sink";
 import type { Store } from "../../store/client";
 import { ReleaseRaceError, releaseNextBatch } from "../../store/held/releases";
 import { pumpEvents } from "../../store/inbox-pump";
@@ -16,6 +17,8 @@ export interface ReleaseDeps {
   planned(): void;
   /** Called after each committed batch; the test-only crash point stops the process here. */
   afterBatch?(releaseId: string): Promise<void>;
+  /** Counts finished releases and their duration. */
+  metrics?: MetricsSink;
   /** At most this many triggers per step; default 100. */
   triggersPerStep?: number;
 }
@@ -53,6 +56,8 @@ export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<
         throw error;
       }
       if (outcome.kind === "finished") {
+        const { closed } = outcome;
+        if (closed) deps.metrics?.releaseFinished((deps.now().getTime() - closed.openedAt.getTime()) / 1000);
         for (const agentId of outcome.eventAgents) {
           if (await pumpEvents(deps.store, agentId, deps.now())) deps.planned();
         }

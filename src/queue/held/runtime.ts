@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Faults } from "../../policy/faults";
 import { REBUILD_LEASE } from "../../policy/ids";
+import type { MetricsSink } from "../../policy/metrics-sink";
 import type { Store } from "../../store/client";
 import { readControl } from "../../store/control";
 import { pausedScopes } from "../../store/control/gate";
@@ -44,6 +45,8 @@ export interface HeldRuntimeOptions {
   reconcileMs?: number;
   /** Test-only faults: an armed "release-batch" stops the process (by hanging, to be SIGKILLed) after a release step. */
   faults?: Faults;
+  /** What /metrics counts: releases here, deliveries in the loop (unless `delivery.metrics` says otherwise). */
+  metrics?: MetricsSink;
   /**
    * Tick jobs in flight at once (default 600: each waits on the group commit, and the batches in flight
    * keep Redis, the tick thread and the database busy side by side). With the one-batch-at-a-time group
@@ -82,12 +85,13 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
   const redis = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: 1, lazyConnect: false });
   const watch = watchRedis(options.redisUrl, log); // one warn line when Redis goes, one when it is back
   watch.track(redis, triggers, control);
-  const deps = { store, log, now };
+  const deps = { store, log, now, metrics: options.metrics };
 
   const delivery = createDeliveryLoop({
     store,
     log,
     now,
+    metrics: options.metrics,
     ...options.delivery,
     afterRound: async (items) => {
       for (const agentId of new Set(items.filter((i) => i.kind === "event").map((i) => i.agentId))) {

@@ -67,7 +67,7 @@ export type BatchOutcome =
   /** `gated`: agents whose own gate is still closed (paused themselves); their work waits for their resume. */
   | { kind: "batch"; released: number; skipped: number; planned: number; gated: string[] }
   /** Nothing left: held events were handed to their agents' ordered queues and the release is DONE. */
-  | { kind: "finished"; eventAgents: string[] };
+  | { kind: "finished"; eventAgents: string[]; closed?: { openedAt: Date } };
 
 /** One step of the release loop (release-step.ts), and its finish once no held row is left. */
 export async function releaseNextBatch(
@@ -101,8 +101,12 @@ async function finish(store: Store, releaseId: string, gated: Set<string>, now: 
     await db.inboxEvent.updateMany({ where: { agentId, state: "HELD" }, data: { state: "RELEASED", releaseId } });
     eventAgents.push(agentId);
   }
-  await db.release.updateMany({ where: { id: releaseId, state: "OPEN" }, data: { state: "DONE", finishedAt: now } });
-  return { kind: "finished", eventAgents };
+  const closed = await db.release.updateMany({
+    where: { id: releaseId, state: "OPEN" },
+    data: { state: "DONE", finishedAt: now },
+  });
+  // `closed`: this call marked it DONE (once per release, however many holders finish it).
+  return { kind: "finished", eventAgents, ...(closed.count === 1 ? { closed: { openedAt: release.createdAt } } : {}) };
 }
 
 /** Open releases that no process holds the lease of (its holder died, or it was never started). */
