@@ -10,6 +10,7 @@ import { openStore, pingDatabase, type Store } from "../store/client";
 import { describeDatabaseUrl } from "../store/connection/database-url";
 import { claimDatabaseFile } from "../store/connection/sqlite-claim";
 import { syncDirectory } from "../store/directory";
+import { lastMonitorTickAt } from "../store/escalations/monitor-tick";
 import { agreedSetting } from "../store/leases";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
@@ -87,7 +88,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const now = options.now ?? (() => new Date());
     const faults = crashFaults(env.HOLDFAST_CRASH_AT);
     // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
-    const metrics = createMetrics({ db: store.db, now });
+    const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
     const ctx: HandlerContext = {
       store,
       log,

@@ -69,6 +69,19 @@ describe.each(PROVIDERS)("the monitor in the bot processes on %s", (provider) =>
       const flushed = new Date(Date.now() + 5 * 3_600_000);
       await until(async () => (await lastMonitorTickAt(database.store))! > flushed);
       expect(await steps()).toBe(1);
+      // The metrics hooks: one ping sent in all (by whichever process won), and the tick time from the database.
+      const scrapes = await Promise.all(apps.map(async (app) => (await app.http.inject({ url: "/metrics" })).body));
+      const value = (text: string, series: string) =>
+        Number(
+          text
+            .split("\n")
+            .find((line) => line.startsWith(series))
+            ?.split(" ")
+            .at(-1) ?? 0,
+        );
+      expect(scrapes.reduce((sum, t) => sum + value(t, 'holdfast_escalations_sent_total{level="1"}'), 0)).toBe(1);
+      for (const text of scrapes)
+        expect(value(text, "holdfast_monitor_last_tick_timestamp_seconds")).toBeGreaterThan(0);
       expect(await database.store.db.escalation.findMany()).toMatchObject([
         { kind: "approval", subject: "acme:wired", level: 1, targets: JSON.stringify(["acme:bob"]) },
       ]);

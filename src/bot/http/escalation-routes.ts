@@ -3,12 +3,11 @@ import { z } from "zod";
 import { ESCALATION_STATES } from "../../policy/escalation";
 import type { HandlerContext } from "../context";
 import { acknowledge, type EscalationView, listEscalations } from "../handlers/escalations";
-import { authenticateUser } from "./auth";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
-import { parseBody } from "./validate";
+import { defineRoute } from "./route";
 
-// The schemas are named constants so the OpenAPI route helper can take them over as they are.
+// The schemas are named constants: the routes validate with them and /openapi.json is built from them.
 
 /** `GET /v1/escalations?state=open|acknowledged|resolved&limit=&cursor=` (no state: open and acknowledged). */
 export const EscalationListQuery = z
@@ -52,26 +51,43 @@ export const escalationJson = (e: EscalationView) => ({
  * tenant's escalation is a 404.
  */
 export function registerEscalationRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/escalations",
+      summary: "What is escalating to the caller (default: open and acknowledged), newest first",
+      tags: ["escalations"],
+      auth: "user",
+      query: EscalationListQuery,
+    },
+    async ({ auth: user, query }) => {
+      const page = await listEscalations(ctx, user, {
+        states: query.state ? [query.state] : ["open", "acknowledged"],
+        limit: query.limit,
+        after: decodeCursor(EscalationCursor, query.cursor),
+      });
+      return pageAnswer(page.items.map(escalationJson), page.next);
+    },
+  );
 
-  app.get("/v1/escalations", async (request) => {
-    const user = await authenticateUser(db, request);
-    const query = parseBody(EscalationListQuery, request.query);
-    const page = await listEscalations(ctx, user, {
-      states: query.state ? [query.state] : ["open", "acknowledged"],
-      limit: query.limit,
-      after: decodeCursor(EscalationCursor, query.cursor),
-    });
-    return pageAnswer(page.items.map(escalationJson), page.next);
-  });
-
-  app.post("/v1/escalations/:id/ack", async (request) => {
-    const user = await authenticateUser(db, request);
-    const { id } = parseBody(EscalationParams, request.params);
-    parseBody(EscalationAckBody, request.body);
-    const result = await acknowledge(ctx, user, id);
-    if (result.kind === "not_found") throw new ApiError("not_found", `no escalation '${id}'`);
-    if (result.kind === "resolved") throw new ApiError("invalid_state", "the escalation is resolved");
-    return { result: result.kind, escalation: escalationJson(result.escalation) };
-  });
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/escalations/:id/ack",
+      summary: "Acknowledge an escalation: its current level's reminders stop (the next level still applies)",
+      tags: ["escalations"],
+      auth: "user",
+      params: EscalationParams,
+      body: EscalationAckBody,
+      responses: { 200: "acknowledged, or already acknowledged at this level" },
+    },
+    async ({ auth: user, params: { id } }) => {
+      const result = await acknowledge(ctx, user, id);
+      if (result.kind === "not_found") throw new ApiError("not_found", `no escalation '${id}'`);
+      if (result.kind === "resolved") throw new ApiError("invalid_state", "the escalation is resolved");
+      return { result: result.kind, escalation: escalationJson(result.escalation) };
+    },
+  );
 }
