@@ -10,6 +10,7 @@ import { openStore, pingDatabase, type Store } from "../store/client";
 import { describeDatabaseUrl } from "../store/connection/database-url";
 import { claimDatabaseFile } from "../store/connection/sqlite-claim";
 import { syncDirectory } from "../store/directory";
+import { lastMonitorTickAt } from "../store/escalations/monitor-tick";
 import { agreedSetting } from "../store/leases";
 import { migrateDatabase } from "../store/migrate";
 import { startApprovalScheduling } from "./approvals-wiring";
@@ -21,6 +22,7 @@ import { unsignedAgents } from "./config/outbound-config";
 import { wireConsole } from "./console-wiring";
 import type { HandlerContext } from "./context";
 import { crashFaults } from "./crash-hook";
+import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { HoldfastEvents } from "./events";
 import { alignTriggersWithConfig } from "./handlers/trigger-config";
 import { startHeld } from "./held-wiring";
@@ -31,6 +33,8 @@ export interface HoldfastApp {
   ctx: HandlerContext;
   http: FastifyInstance;
   redis: RedisHandle;
+  /** The stale-wait monitor (its `tick()` is what each scheduled job runs). */
+  escalations: EscalationWiring;
   /** The port the API listens on (useful when PORT=0). */
   port: number;
   /** Work under way now, for a shutdown that must say what it leaves behind. */
@@ -85,7 +89,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const now = options.now ?? (() => new Date());
     const faults = crashFaults(env.HOLDFAST_CRASH_AT);
     // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
-    const metrics = createMetrics({ db: store.db, now });
+    const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
     const ctx: HandlerContext = {
       store,
       log,
@@ -146,6 +150,14 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const address = http.server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
     const url = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST}:${port}`;
+    const escalations = await startEscalations(ctx, {
+      publishers: chat.publishers,
+      publicUrl: env.HOLDFAST_PUBLIC_URL ?? url, // as the console links
+      redisUrl: redis.url,
+      prefix,
+      everyMs: env.HOLDFAST_MONITOR_INTERVAL,
+    });
+    cleanups.unshift(() => escalations.stop());
     log.info(
       { port, url, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
       `holdfast is serving at ${url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
@@ -153,7 +165,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const demoLine = await web.listening(url);
     if (demoLine) log.info({ demo: true }, demoLine);
     const inFlight = () => ({ deliveries: held.delivery.inFlight() });
-    return { ctx, http, redis, port, inFlight, stop: () => runCleanups(cleanups) };
+    return { ctx, http, redis, escalations, port, inFlight, stop: () => runCleanups(cleanups) };
   } catch (error) {
     await runCleanups(cleanups);
     throw error;

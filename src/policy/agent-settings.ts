@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_DELAYS, type EscalationSettings } from "./escalation";
 
 /**
  * What the directory file says about an agent beyond its people: parsed once from the config file, stored as
@@ -11,6 +12,10 @@ export interface AgentSettings {
   checkpoints: string[];
   /** Per platform, the channel that gets its approval cards instead of each reviewer's DM. */
   reviewChannel: Partial<Record<"slack" | "discord" | "telegram", string>>;
+  /** Its escalation levels and delays (tenant defaults resolved in). */
+  escalation: EscalationSettings;
+  /** Per platform, the channel that gets its escalation pings instead of each target's DM. */
+  escalationChannel: Partial<Record<"slack" | "discord" | "telegram", string>>;
   /** Its quotas (the tenant's and its own `limits:`, resolved at load). */
   limits: AgentLimits;
 }
@@ -22,13 +27,26 @@ export interface AgentLimits {
 
 export const DEFAULT_LIMITS: AgentLimits = { maxTriggers: 1_000, minIntervalMs: 1_000 };
 
+const Channels = z
+  .object({ slack: z.string(), discord: z.string(), telegram: z.coerce.string() })
+  .partial()
+  .default({});
+
+const Escalation = z
+  .object({
+    delays: z.object({ approval: z.number(), paused: z.number(), review: z.number(), delivery: z.number() }),
+    levels: z.array(z.object({ afterMs: z.number().nullable(), notify: z.array(z.string()) })),
+    repeatMs: z.number(),
+    quietHours: z.object({ tz: z.string(), from: z.string(), to: z.string() }).nullable(),
+  })
+  .default({ delays: DEFAULT_DELAYS, levels: [], repeatMs: 0, quietHours: null });
+
 const Stored = z.object({
   destinations: z.record(z.string(), z.string()).default({}),
   checkpoints: z.array(z.string()).default([]),
-  reviewChannel: z
-    .object({ slack: z.string(), discord: z.string(), telegram: z.coerce.string() })
-    .partial()
-    .default({}),
+  reviewChannel: Channels,
+  escalation: Escalation,
+  escalationChannel: Channels,
   limits: z.object({ maxTriggers: z.number(), minIntervalMs: z.number() }).default(DEFAULT_LIMITS),
 });
 

@@ -56,3 +56,11 @@ export const schedulerId = (trigger: string): string => `trigger:${trigger}`;
 export const webChannel = (userId: string, agentName: string) => `${userId}:${agentName}`;
 /** The agent a console conversation is with. */
 export const webChannelAgent = (channel: string) => channel.slice(channel.lastIndexOf(":") + 1);
+/** The item an escalation is about: "<kind>:<subject>" (a run, an agent, an outbox key). */
+export const escalationItemKey = (kind: string, subject: string) => `${kind}:${subject}`;
+/** An escalation's id, from random url-safe characters: "esc_<random>". */
+export const escalationId = (random: string) => `esc_${random}`;
+/** The monitor's job scheduler: one per deployment (every process upserts the same one). */
+export const MONITOR_SCHEDULER = "escalation-monitor";
+/** The deployment setting that holds the monitor's last tick time. */
+export const MONITOR_TICK_SETTING = "monitor.lastTickAt";

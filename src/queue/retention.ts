@@ -1,9 +1,7 @@
-import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Store } from "../store/client";
 import { type PruneCounts, pruneFinished } from "../store/retention";
-import { redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
+import { startRepeatingJob } from "./repeating-job";
 
 export interface RetentionOptions {
   store: Store;
@@ -33,13 +31,6 @@ export interface Retention {
  */
 export async function startRetention(options: RetentionOptions): Promise<Retention> {
   const now = options.now ?? (() => new Date());
-  const name = "retention";
-  const connect = () =>
-    new Redis(options.redisUrl, { ...redisConnection(options.redisUrl), maxRetriesPerRequest: null });
-  const queueConnection = connect();
-  const workerConnection = connect();
-  const queue = new Queue(name, { connection: queueConnection, prefix: options.prefix });
-
   const pruneNow = async () => {
     const at = now().getTime();
     const counts = await pruneFinished(options.store.db, {
@@ -49,30 +40,16 @@ export async function startRetention(options: RetentionOptions): Promise<Retenti
     options.log.info({ ...counts, deliveredMs: options.deliveredMs, auditMs: options.auditMs }, "retention prune");
     return counts;
   };
-  const worker = new Worker(name, pruneNow, {
-    connection: workerConnection,
+  const job = await startRepeatingJob({
+    redisUrl: options.redisUrl,
     prefix: options.prefix,
-    concurrency: 1,
-    ...WORKER_RECOVERY,
+    log: options.log,
+    name: "retention",
+    schedulerId: "prune", // as deployed before: another id would leave the old scheduler running too
+    everyMs: options.everyMs ?? 3_600_000,
+    run: pruneNow,
+    failedMessage: "retention prune failed",
+    keepFailed: 100,
   });
-  // An outage is the shared watch's one warn line each way, not a raw stack or a warn per reconnect.
-  const watch = watchRedis(options.redisUrl, options.log);
-  watch.track(queueConnection, workerConnection, queue, worker);
-  worker.on("failed", (_job, error) => options.log.warn({ err: error.message }, "retention prune failed"));
-  await queue.upsertJobScheduler(
-    "prune",
-    { every: options.everyMs ?? 3_600_000 },
-    { name: "prune", opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-
-  return {
-    pruneNow,
-    async close() {
-      await worker.close();
-      await queue.close();
-      queueConnection.disconnect();
-      workerConnection.disconnect();
-      watch.close();
-    },
-  };
+  return { pruneNow, close: () => job.close() };
 }

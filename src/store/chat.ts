@@ -18,14 +18,13 @@ export async function createChatButtons(
   db: Db,
   buttons: Array<Omit<StoredButton, "createdAt">>,
 ): Promise<StoredButton[]> {
-  return db.$transaction(async (tx) => {
-    const created: StoredButton[] = [];
-    for (const b of buttons) {
-      const row = await tx.chatButton.create({ data: { ...b, payload: JSON.stringify(b.payload) } });
-      created.push({ ...row, payload: b.payload });
-    }
-    return created;
+  // One statement, not an interactive transaction: on SQLite a transaction held open across awaits stalls
+  // every other connection's write to the file (two monitors on one SQLite file in one test did).
+  const rows = await db.chatButton.createManyAndReturn({
+    data: buttons.map((b) => ({ ...b, payload: JSON.stringify(b.payload) })),
   });
+  const payloads = new Map(buttons.map((b) => [b.id, b.payload]));
+  return rows.map((row) => ({ ...row, payload: payloads.get(row.id)! }));
 }
 
 export async function findChatButton(db: Db, id: string): Promise<StoredButton | null> {

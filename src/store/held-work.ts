@@ -2,7 +2,7 @@ import type { Db } from "./client";
 import { heldOccurrencesByTrigger } from "./occurrences";
 
 /** Outbox rows whose effect is not confirmed yet (the oldest of these is the "oldest undelivered action"). */
-const UNDELIVERED = ["PLANNED", "DISPATCHED", "FAILED"];
+export const UNDELIVERED = ["PLANNED", "DISPATCHED", "FAILED"];
 
 /** What a resume of this agent would release, counted from the durable rows (design.md section 4). */
 export interface HeldCounts {

@@ -1,4 +1,5 @@
 import type { Db } from "./client";
+import { ESCALATION_BUTTONS, liveEscalations, pruneResolvedEscalations } from "./escalations/prune";
 
 /** How many rows one prune removed, per kind (logged after every prune). */
 export interface PruneCounts {
@@ -8,6 +9,8 @@ export interface PruneCounts {
   chatButtons: number;
   controlAudit: number;
   reconciliations: number;
+  /** Resolved escalations, with their ledger rows and cards. */
+  escalations: number;
 }
 
 export interface PruneCutoffs {
@@ -37,6 +40,7 @@ export async function pruneFinished(db: Db, cutoffs: PruneCutoffs): Promise<Prun
     chatButtons: 0,
     controlAudit: 0,
     reconciliations: 0,
+    escalations: 0,
   };
   for (const [states, before] of [
     [DELIVERED, cutoffs.deliveredBefore],
@@ -60,6 +64,7 @@ export async function pruneFinished(db: Db, cutoffs: PruneCutoffs): Promise<Prun
   counts.chatButtons = await pruneChatButtons(db, cutoffs.deliveredBefore, batch);
   counts.controlAudit = (await db.controlAudit.deleteMany({ where: { at: { lt: cutoffs.auditBefore } } })).count;
   counts.reconciliations = (await db.outboxReconcile.deleteMany({ where: { at: { lt: cutoffs.auditBefore } } })).count;
+  counts.escalations = await pruneResolvedEscalations(db, cutoffs.auditBefore, batch);
   return counts;
 }
 
@@ -82,7 +87,10 @@ async function pruneOutboxBatch(db: Db, states: string[], before: Date, batch: n
   });
 }
 
-/** Buttons past the window, except those of a run still waiting for its decision (its card is still live). */
+/**
+ * Buttons past the window, except those of a run still waiting for its decision (its card is still live) and
+ * those of an escalation not resolved yet (its ping is still live).
+ */
 async function pruneChatButtons(db: Db, before: Date, batch: number): Promise<number> {
   let removed = 0;
   let after = "";
@@ -102,9 +110,16 @@ async function pruneChatButtons(db: Db, before: Date, batch: number): Promise<nu
       select: { id: true },
     });
     const live = new Set(waiting.map((r) => r.id));
-    const ids = rows
-      .filter((r) => !(RUN_BUTTONS.includes(r.action) && live.has(String(runOf(r.payload)))))
-      .map((r) => r.id);
+    const escalationOf = (payload: string) => String((JSON.parse(payload) as { escalationId?: unknown }).escalationId);
+    const pings = rows.filter((r) => ESCALATION_BUTTONS.includes(r.action));
+    const livePings = await liveEscalations(
+      db,
+      pings.map((r) => escalationOf(r.payload)),
+    );
+    const keep = (r: (typeof rows)[number]) =>
+      (RUN_BUTTONS.includes(r.action) && live.has(String(runOf(r.payload)))) ||
+      (ESCALATION_BUTTONS.includes(r.action) && livePings.has(escalationOf(r.payload)));
+    const ids = rows.filter((r) => !keep(r)).map((r) => r.id);
     removed += (await db.chatButton.deleteMany({ where: { id: { in: ids } } })).count;
     if (rows.length < batch) return removed;
   }

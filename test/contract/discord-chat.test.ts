@@ -76,6 +76,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
         "status",
         "approvals",
         "console",
+        "escalations",
       ]);
     });
 

@@ -67,7 +67,14 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       });
       await h2.close();
       const set = fake.callsTo("setMyCommands").at(-1)!.json as { commands: Array<{ command: string }> };
-      expect(set.commands.map((c) => c.command)).toEqual(["pause", "resume", "status", "approvals", "console"]);
+      expect(set.commands.map((c) => c.command)).toEqual([
+        "pause",
+        "resume",
+        "status",
+        "approvals",
+        "console",
+        "escalations",
+      ]);
     });
 
     test("a member pauses but cannot resume; the principal confirms a preflight card with the held counts", async () => {

@@ -1,3 +1,4 @@
+import { createEscalationMonitor } from "../../src/bot/escalation/monitor-tick";
 import { runKey } from "../../src/policy/run-ids";
 import { type ChatHarness, OPS_AGENT_KEY } from "./chat-harness";
 import { KEYS } from "./harness";
@@ -80,4 +81,22 @@ export async function runSnapshot(h: ChatHarness, id: string) {
     outbox: (await outboxRows(h, id)).length,
     cards: (await cardRows(h, id)).map((c) => c.shows),
   };
+}
+
+/**
+ * The escalation monitor on the chat harness's real publishers, with a clock `aheadMs` past now: ops-agent
+ * has no `escalation:` block in the example, so its one level pings bob (secondary manager) after 4 h.
+ */
+export function chatMonitor(h: ChatHarness, aheadMs = 4 * 3_600_000 + 60_000) {
+  const ctx = { ...h.ctx, now: () => new Date(Date.now() + aheadMs) };
+  return createEscalationMonitor(ctx, { publishers: h.chat.publishers, publicUrl: "https://holdfast.example.test" });
+}
+
+/** The ping cards posted for the escalations of run `id`. */
+export async function pingRows(h: ChatHarness, id: string) {
+  const mine = await h.ctx.store.db.escalation.findMany({ where: { subject: stored(id) }, select: { id: true } });
+  return h.ctx.store.db.escalationCard.findMany({
+    where: { escalationId: { in: mine.map((m) => m.id) } },
+    orderBy: { id: "asc" },
+  });
 }

@@ -153,6 +153,7 @@ describe.each(PROVIDERS)("the retention prune on %s", (provider) => {
       chatButtons: 0,
       controlAudit: 0,
       reconciliations: 0,
+      escalations: 0,
     });
   });
 });

@@ -25,4 +25,5 @@ export const DISCORD_COMMANDS = [
   { name: "status", description: "An agent's pause state and held work", options: [agentOption] },
   { name: "approvals", description: "What waits for your decision" },
   { name: "console", description: "A one-time sign-in link to the web console (10 minutes)" },
+  { name: "escalations", description: "What is escalating to you" },
 ];

@@ -39,18 +39,27 @@ export function cardMessage(card: Card) {
       },
     ],
     // custom_id is "<action>:<16-char token>", far below Discord's 100-character limit.
-    components: card.buttons.length
-      ? [
-          {
-            type: ComponentType.ActionRow,
-            components: card.buttons.map((b) => ({
-              type: ComponentType.Button,
-              style: STYLE[b.style],
-              label: b.label,
-              custom_id: buttonValue(b.action, b.token),
-            })),
-          },
-        ]
-      : [],
+    components:
+      card.buttons.length || card.links?.length
+        ? [
+            {
+              type: ComponentType.ActionRow,
+              components: [
+                ...card.buttons.map((b) => ({
+                  type: ComponentType.Button,
+                  style: STYLE[b.style],
+                  label: b.label,
+                  custom_id: buttonValue(b.action, b.token),
+                })),
+                ...(card.links ?? []).map((l) => ({
+                  type: ComponentType.Button,
+                  style: ButtonStyle.Link,
+                  label: l.label,
+                  url: l.url,
+                })),
+              ],
+            },
+          ]
+        : [],
   };
 }

@@ -28,17 +28,22 @@ export function cardBlocks(card: Card): { text: string; blocks: object[] } {
   if (card.fields.length) {
     blocks.push({ type: "section", fields: card.fields.map((f) => plain(`${f.label}: ${f.value}`, 2000)) });
   }
-  if (card.buttons.length) {
+  const links = card.links ?? [];
+  if (card.buttons.length || links.length) {
     blocks.push({
       type: "actions",
       block_id: "holdfast-actions",
-      elements: card.buttons.map((b) => ({
-        type: "button",
-        action_id: b.action,
-        value: b.token,
-        text: { type: "plain_text", text: b.label },
-        ...(b.style !== "default" && { style: b.style }),
-      })),
+      elements: [
+        ...card.buttons.map((b) => ({
+          type: "button",
+          action_id: b.action,
+          value: b.token,
+          text: { type: "plain_text", text: b.label },
+          ...(b.style !== "default" && { style: b.style }),
+        })),
+        // A url button still sends a block_action when clicked; its action_id is no action of ours.
+        ...links.map((l, i) => ({ type: "button", action_id: `link-${i}`, url: l.url, text: plain(l.label, 75) })),
+      ],
     });
   }
   const fallback = card.footer ? `${card.title}: ${card.footer}` : card.title;

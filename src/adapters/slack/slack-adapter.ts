@@ -94,7 +94,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
   // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
   // with 500 clicks at once on SQLite the acks then took up to 3.8 s, past Slack's 3 s. The decision is
   // durable once made; the clicker's note follows through response_url and every card is edited by the sync.
-  app.action<BlockAction<ButtonAction>>(/^run\./, async ({ ack, body, action, respond }) => {
+  // Escalation buttons answer with a note; an Open (url) button needs only the ack.
+  app.action<BlockAction<ButtonAction>>(/^(run\.|escalation\.|link-)/, async ({ ack, body, action, respond }) => {
     await ack();
     const click = clickOf(body, action);
     if (!click) return;

@@ -4,6 +4,16 @@ import { buttonValue } from "../../bot/chat/types";
 /** The three characters Telegram's HTML parse mode reads; everything else is shown as written. */
 export const escapeTelegram = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** Telegram refuses a url button to a loopback or private-looking host; such a link is shown as text. */
+const buttonable = (url: string) => {
+  try {
+    const host = new URL(url).hostname;
+    return !(host === "localhost" || host.startsWith("127.") || host === "[::1]" || !host.includes("."));
+  } catch {
+    return false;
+  }
+};
+
 /**
  * A neutral card as Telegram HTML plus an inline keyboard. Only our own text is bold (the title and the
  * outcome, "Approved by rita at …", which stands apart right under the title); the lines and fields, which a
@@ -11,15 +21,19 @@ export const escapeTelegram = (text: string) => text.replace(/&/g, "&amp;").repl
  * token>", at most 31 bytes of Telegram's 64.
  */
 export function cardMessage(card: Card) {
+  const links = card.links ?? [];
   const text = [
     `<b>${escapeTelegram(card.title)}</b>`,
     ...(card.footer ? ["", `<b>${escapeTelegram(card.footer)}</b>`] : []),
     "",
     ...card.lines.map(escapeTelegram),
     ...card.fields.map((f) => `${escapeTelegram(f.label)}: ${escapeTelegram(f.value)}`),
+    ...links.filter((l) => !buttonable(l.url)).map((l) => `${escapeTelegram(l.label)}: ${escapeTelegram(l.url)}`),
   ].join("\n");
-  const inline_keyboard = card.buttons.length
-    ? [card.buttons.map((b) => ({ text: b.label, callback_data: buttonValue(b.action, b.token) }))]
-    : [];
+  const row = [
+    ...card.buttons.map((b) => ({ text: b.label, callback_data: buttonValue(b.action, b.token) })),
+    ...links.filter((l) => buttonable(l.url)).map((l) => ({ text: l.label, url: l.url })),
+  ];
+  const inline_keyboard = row.length ? [row] : [];
   return { text, parse_mode: "HTML" as const, reply_markup: { inline_keyboard } };
 }

@@ -29,6 +29,7 @@ const COMMAND_LIST = [
   { command: "status", description: "[agent] pause state and held work" },
   { command: "approvals", description: "what waits for your decision" },
   { command: "console", description: "a one-time sign-in link to the web console" },
+  { command: "escalations", description: "what is escalating to you" },
 ];
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdapter {

@@ -41,8 +41,8 @@ export interface OverviewPage {
   agents: AgentRow[];
   waiting: ApprovalRow[];
   needsReview: number;
-  /** Active escalations (issue 15); null until the escalation ledger is wired in. */
-  escalations: Array<{ run: string; level: number; since: string }> | null;
+  /** What is escalating to the signed-in person: open and acknowledged escalations. */
+  escalations: Array<{ what: string; level: number; since: string; notified: string; acknowledged: string }>;
 }
 
 export interface TriggerRow {

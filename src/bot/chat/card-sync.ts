@@ -14,7 +14,7 @@ import { findAgentById, userName } from "../../store/directory";
 import { findPacketVersion, findRun, listWaitingDeadlines, type RunRecord } from "../../store/runs";
 import type { HandlerContext } from "../context";
 import { type ApprovalTokens, approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
-import { cardTargets, rememberDirectChannels } from "./card-targets";
+import { cardTargets, rememberDirectChannels, reviewChannelsOf } from "./card-targets";
 import type { CardPublisher, Platform } from "./types";
 
 export interface CardSync {
@@ -112,7 +112,7 @@ export function startCardSync(ctx: HandlerContext, platforms: Publishers, option
   }
 
   async function postMissing(run: RunRecord, agent: KnownAgent) {
-    const targets = await cardTargets(db, agent, run.reviewers, publishers, (platform, user, error) =>
+    const targets = await cardTargets(db, reviewChannelsOf(agent), run.reviewers, publishers, (platform, user, error) =>
       ctx.log.warn({ run: run.id, platform, user, err: error.message }, "cannot open a DM for an approval card"),
     );
     let tokens: ApprovalTokens | undefined;

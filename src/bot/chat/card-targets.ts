@@ -33,24 +33,25 @@ export function rememberDirectChannels(publishers: Partial<Record<Platform, Card
   ) as Partial<Record<Platform, CardPublisher>>;
 }
 
-export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => {
-  const configured: Record<string, string> = agent.settings.reviewChannel;
-  return Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
-};
+/** Per platform, the configured channel (review or escalation) as a string id. */
+export const channelsOf = (configured: Record<string, string>): ReviewChannels =>
+  Object.fromEntries(Object.entries(configured).map(([platform, id]) => [platform, String(id)]));
+
+export const reviewChannelsOf = (agent: KnownAgent): ReviewChannels => channelsOf(agent.settings.reviewChannel);
 
 /**
- * Where one packet version's cards go: on each enabled platform, the agent's review channel if it has one
- * (one card, seen by all its reviewers), otherwise a DM to each reviewer who has an identity there.
+ * Where one card goes: on each enabled platform, the configured channel if there is one (one card, seen by
+ * all its readers), otherwise a DM to each reader who has an identity there. Approval cards pass the
+ * agent's review channels and its reviewers; escalation pings its escalation channels and their targets.
  */
 export async function cardTargets(
   db: Db,
-  agent: KnownAgent,
+  channels: ReviewChannels,
   reviewerIds: readonly string[],
   publishers: Partial<Record<Platform, CardPublisher>>,
   /** A DM that cannot be opened skips that one reviewer on that platform, never the others. */
   onUnreachable: (platform: Platform, platformUserId: string, error: Error) => void,
 ): Promise<CardTarget[]> {
-  const channels = reviewChannelsOf(agent);
   const identities = await listChatIdentities(db, reviewerIds);
   const targets: CardTarget[] = [];
   for (const [platform, publisher] of Object.entries(publishers) as Array<[Platform, CardPublisher]>) {

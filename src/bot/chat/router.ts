@@ -2,16 +2,18 @@ import { findNul } from "../../policy/limits";
 import type { KnownUser } from "../../store/directory";
 import type { HandlerContext } from "../context";
 import { pendingApprovals } from "../handlers/approvals";
+import { listEscalations } from "../handlers/escalations";
 import { pauseAgent } from "../handlers/pause";
 import { agentStatus } from "../handlers/status";
 import { decideFromChat } from "./approval-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
+import { escalationFromChat } from "./escalation-flow";
 import { identify, namedAgent, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
 import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
 import type { ChatCommand, ChatRouter, ChatTransport, Reply } from "./types";
-import { approvalsText, consoleLinkText, pauseText, statusText } from "./words";
+import { approvalsText, consoleLinkText, escalationsText, pauseText, statusText } from "./words";
 import { createWorkQueue } from "./work-queue";
 
 export interface ChatRouterOptions {
@@ -43,6 +45,10 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     if (cmd.name === "console") {
       if (!options.consoleLink) return refusalReply({ code: "no_console" }, via);
       return say(consoleLinkText(await options.consoleLink(user)), true);
+    }
+    if (cmd.name === "escalations") {
+      const page = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 20 });
+      return say(escalationsText(page.items), true);
     }
 
     const target = await targetAgent(ctx, { user, text: cmd.text });
@@ -83,6 +89,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
       }
       const caller = await identify(ctx, click.actor);
       if (!caller.ok) return { note: refusalText(caller.refusal, via.platform) };
+      if (click.action === "escalation.ack" || click.action === "escalation.takeover")
+        return escalationFromChat(ctx, caller.value, click);
       const outcome = await finishResume(ctx, caller.value, click, via);
       if (!("refusal" in outcome)) return outcome;
       const note = refusalText(outcome.refusal, via.platform);

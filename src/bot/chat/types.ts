@@ -19,8 +19,15 @@ export interface ChatRef {
   messageId: string;
 }
 
-export type CommandName = "pause" | "resume" | "status" | "approvals" | "console";
-export const COMMAND_NAMES: readonly CommandName[] = ["pause", "resume", "status", "approvals", "console"];
+export type CommandName = "pause" | "resume" | "status" | "approvals" | "console" | "escalations";
+export const COMMAND_NAMES: readonly CommandName[] = [
+  "pause",
+  "resume",
+  "status",
+  "approvals",
+  "console",
+  "escalations",
+];
 
 export interface ChatCommand {
   name: CommandName;
@@ -31,8 +38,21 @@ export interface ChatCommand {
 }
 
 /** Button actions. A button carries "<action>:<token>", the token naming a stored ChatButton. */
-export type ButtonAction = "resume.confirm" | "resume.cancel" | "run.approve" | "run.deny";
-export const BUTTON_ACTIONS: readonly ButtonAction[] = ["resume.confirm", "resume.cancel", "run.approve", "run.deny"];
+export type ButtonAction =
+  | "resume.confirm"
+  | "resume.cancel"
+  | "run.approve"
+  | "run.deny"
+  | "escalation.ack"
+  | "escalation.takeover";
+export const BUTTON_ACTIONS: readonly ButtonAction[] = [
+  "resume.confirm",
+  "resume.cancel",
+  "run.approve",
+  "run.deny",
+  "escalation.ack",
+  "escalation.takeover",
+];
 
 export interface ChatInteraction {
   /** The platform's own id for this click (design.md section 5: the decision's event id). */
@@ -64,11 +84,19 @@ export interface CardButton {
   style: ButtonStyle;
 }
 
+/** A button that opens a URL (built by Holdfast from HOLDFAST_PUBLIC_URL, never from agent text). */
+export interface CardLink {
+  label: string;
+  url: string;
+}
+
 export interface Card {
   title: string;
   lines: string[];
   fields: Array<{ label: string; value: string }>;
   buttons: CardButton[];
+  /** Shown next to the buttons; a settled card has neither. */
+  links?: CardLink[];
   /** Shown once the card is settled (e.g. "Resumed by alice at ..."); a resolved card has no buttons. */
   footer?: string;
 }

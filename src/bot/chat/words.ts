@@ -2,6 +2,7 @@ import type { ReleaseForecast } from "../../policy/misfire";
 import type { HeldCounts } from "../../store/held-work";
 import type { WaitingRun } from "../../store/runs";
 import type { ControlView } from "../handlers/control-view";
+import type { AckResult, EscalationView, TakeOverResult } from "../handlers/escalations";
 import type { PauseResult } from "../handlers/pause";
 import type { AgentStatus } from "../handlers/status";
 
@@ -129,3 +130,39 @@ export const RECONCILE_REFUSALS = {
   forbidden: "only the agent's principal or an admin can reconcile its effects",
   not_needs_review: "the item does not need review",
 } as const;
+export function escalationsText(items: EscalationView[]): string {
+  if (items.length === 0) return "Nothing is escalating to you.";
+  const lines = items.map(
+    (e) =>
+      `• ${e.kind} ${e.subject} (${e.agent}): level ${e.level}, waiting since ${when(e.since)}${e.acknowledgedBy ? `, acknowledged by ${e.acknowledgedBy}` : ""} [${e.id}]`,
+  );
+  return [`${items.length} escalating:`, ...lines].join("\n");
+}
+
+export function ackNoteText(result: AckResult): string {
+  switch (result.kind) {
+    case "acknowledged":
+      return `Acknowledged at level ${result.escalation.level}: no more reminders at this level.`;
+    case "already":
+      return `Already acknowledged by ${result.escalation.acknowledgedBy} at ${when(result.escalation.acknowledgedAt)}.`;
+    case "resolved":
+      return "This escalation is already resolved.";
+    case "not_found":
+      return "This escalation is unknown to you.";
+  }
+}
+
+export function takeOverNoteText(result: TakeOverResult): string {
+  switch (result.kind) {
+    case "assigned":
+      return `You are now a reviewer of run ${result.runId} (version ${result.version}); its approval card is on its way.`;
+    case "already_reviewer":
+      return `You are already a reviewer of run ${result.runId}; decide on its approval card.`;
+    case "not_waiting":
+      return "The run no longer waits at this version: nothing to take over.";
+    case "not_approval":
+      return "Only an approval can be taken over.";
+    case "not_found":
+      return "This escalation is unknown to you.";
+  }
+}

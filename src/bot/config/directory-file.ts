@@ -6,6 +6,7 @@ import type { AgentSettings } from "../../policy/agent-settings";
 import { agentId } from "../../policy/ids";
 import type { DirectorySpec, TenantSpec } from "../../store/directory";
 import { ConfigError } from "./env";
+import { EscalationBlock, resolveEscalation, unknownNotifyNames } from "./escalation-config";
 import {
   Contract,
   LimitsSchema,
@@ -60,6 +61,10 @@ const AgentSchema = z
     ...SigningFields,
     limits: LimitsSchema.optional(),
     reviewChannel: ReviewChannelSchema.optional(),
+    /** Escalation levels and delays (issue 15), over the tenant's `escalation:` defaults. */
+    escalation: EscalationBlock.optional(),
+    /** Per platform, the channel that gets the agent's escalation pings instead of each target's DM. */
+    escalationChannel: ReviewChannelSchema.optional(),
     /** The named checkpoints a run of this agent moves through, in order. */
     checkpoints: z
       .array(Name)
@@ -81,6 +86,7 @@ const TenantSchema = z
     users: z.record(Name, UserSchema).default({}),
     agents: z.record(Name, AgentSchema).default({}),
     limits: LimitsSchema.optional(),
+    escalation: EscalationBlock.optional(),
   })
   .strict();
 
@@ -170,6 +176,9 @@ function toTenantSpec(
     for (const [i, u] of a.reviewers.entries()) mustKnow(u, `${at}.reviewers.${i}`);
     const { principal, supervisors, reviewers, secondaryManager, webhook, agentKey, agentKeyFile, ...rest } = a;
     const { signingSecret, signingSecretFile, limits, destinations, checkpoints, reviewChannel } = rest;
+    const escalation = resolveEscalation(t.escalation, rest.escalation, secondaryManager !== undefined);
+    for (const name of unknownNotifyNames(escalation, known))
+      throw new ConfigError(`${label}: tenants.${id}.${at}.escalation.levels: unknown role or user '${name}'`);
     const key = readKey(agentKey, agentKeyFile, baseDir, `${label}: tenants.${id}.${at}.agentKey`);
     const signingKey = readSigningKey(
       { signingSecret, signingSecretFile },
@@ -189,6 +198,8 @@ function toTenantSpec(
         destinations,
         checkpoints: checkpoints ?? [],
         reviewChannel: reviewChannel ?? {},
+        escalation,
+        escalationChannel: rest.escalationChannel ?? {},
         limits: resolveLimits(t.limits, limits),
       } satisfies AgentSettings,
     };

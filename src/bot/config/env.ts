@@ -17,8 +17,6 @@ const EnvSchema = z.object({
     }),
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
-  /** The console's address as people reach it, for `/console` links (default: where the bot listens). */
-  HOLDFAST_PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Unset: readable lines on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
@@ -32,6 +30,14 @@ const EnvSchema = z.object({
     .default("90s")
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
     .transform((v) => parseDurationMs(v)!),
+  /** How often the stale-wait monitor ticks ("30s", "1s", "2m" or ms). */
+  HOLDFAST_MONITOR_INTERVAL: z
+    .string()
+    .default("30s")
+    .refine((v) => (parseDurationMs(v) ?? 0) >= 100, "a duration of at least 100ms, such as 30s")
+    .transform((v) => parseDurationMs(v)!),
+  /** The address people reach the bot at: console links and the Open links on cards (default: where it listens). */
+  HOLDFAST_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** At most this many triggers' held rows per release step (one transaction each). */
   HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   /**

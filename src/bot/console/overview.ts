@@ -3,6 +3,7 @@ import type { AgentRow, OverviewPage } from "../../adapters/web/views";
 import type { KnownUser } from "../../store/directory";
 import { TENANT_HOLD_WORDS, when } from "../chat/words";
 import type { HandlerContext } from "../context";
+import { listEscalations } from "../handlers/escalations";
 import { type AgentListItem, listAgents, listRuns } from "../handlers/operator-lists";
 import { itemsOf } from "./lists";
 import { sendPage } from "./pages";
@@ -32,6 +33,7 @@ function agentRow(agent: AgentListItem): AgentRow {
 export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promise<OverviewPage> {
   const agents = itemsOf(await listAgents(ctx, user, { limit: 500 }));
   const waiting = itemsOf(await listRuns(ctx, user, { state: "waiting", limit: 100 }));
+  const escalating = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 100 });
   return {
     agents: agents.map(agentRow),
     waiting: waiting.map((r) => ({
@@ -42,8 +44,14 @@ export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promis
       deadline: when(r.deadline),
     })),
     needsReview: agents.reduce((sum, a) => sum + a.held.needsReview, 0),
-    // ACTIVE ESCALATIONS SLOT: filled from the escalation ledger (issue 15) when it lands on main.
-    escalations: null,
+    // What is escalating to this person (the same list as /escalations in chat and GET /v1/escalations).
+    escalations: escalating.items.map((e) => ({
+      what: `${e.kind} ${e.subject} (${e.agent})`,
+      level: e.level,
+      since: when(e.since),
+      notified: e.notified.join(", "),
+      acknowledged: e.acknowledgedBy ? `acknowledged by ${e.acknowledgedBy} at ${when(e.acknowledgedAt)}` : "",
+    })),
   };
 }
 

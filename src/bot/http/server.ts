@@ -4,6 +4,7 @@ import type { HandlerContext } from "../context";
 import { createMetrics, type HoldfastMetrics } from "../metrics/registry";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
+import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
 import { registerMetricsRoute } from "./metrics-route";
@@ -85,6 +86,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerOutboxRoutes(app, options.ctx);
   registerTriggerRoutes(app, options.ctx);
   registerEventRoutes(app, options.ctx);
+  registerEscalationRoutes(app, options.ctx);
   return app;
 }
 

@@ -1,0 +1,71 @@
+import type { Db } from "../client";
+
+/** A ping card in a chat: claimed (messageId null) before the post, so a retry never posts it twice. */
+export interface StoredPingCard {
+  id: number;
+  escalationId: string;
+  platform: string;
+  channelId: string;
+  messageId: string | null;
+  content: unknown;
+}
+
+export interface PingCardKey {
+  escalationId: string;
+  level: number;
+  repeat: number;
+  platform: string;
+  channelId: string;
+}
+
+/** The claim's id, or null when this card of this step is claimed already. */
+export async function claimPingCard(db: Db, key: PingCardKey, content: unknown): Promise<number | null> {
+  try {
+    const row = await db.escalationCard.create({ data: { ...key, content: JSON.stringify(content) } });
+    return row.id;
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return null;
+    throw error;
+  }
+}
+
+export async function recordPostedPingCard(db: Db, id: number, messageId: string): Promise<void> {
+  await db.escalationCard.update({ where: { id }, data: { messageId } });
+}
+
+/** A post that failed gives its claim back. */
+export async function releasePingCardClaim(db: Db, id: number): Promise<void> {
+  await db.escalationCard.deleteMany({ where: { id, messageId: null } });
+}
+
+/** The posted cards of an escalation that still show it open. */
+export async function listOpenPingCards(db: Db, escalationId: string): Promise<StoredPingCard[]> {
+  const rows = await db.escalationCard.findMany({
+    where: { escalationId, shows: "open", messageId: { not: null } },
+    orderBy: { id: "asc" },
+  });
+  return rows.map((r) => ({ ...r, content: JSON.parse(r.content) as unknown }));
+}
+
+/** Escalations resolved with a card still showing them open (an edit that failed, or a crash before it). */
+export async function listResolvedWithOpenCards(db: Db): Promise<string[]> {
+  const rows = await db.escalationCard.findMany({
+    where: { shows: "open", messageId: { not: null } },
+    select: { escalationId: true },
+    distinct: ["escalationId"],
+  });
+  const resolved = await db.escalation.findMany({
+    where: { id: { in: rows.map((r) => r.escalationId) }, state: "resolved" },
+    select: { id: true },
+  });
+  return resolved.map((r) => r.id);
+}
+
+/** Marks one card settled; of two racing edits only one gets true. */
+export async function markPingCardResolved(db: Db, id: number, settled: boolean): Promise<boolean> {
+  const written = await db.escalationCard.updateMany({
+    where: { id, shows: settled ? "open" : "resolved" },
+    data: { shows: settled ? "resolved" : "open" },
+  });
+  return written.count === 1;
+}
