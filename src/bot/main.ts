@@ -2,7 +2,7 @@ import { startApp } from "./app";
 import { parseEnv } from "./config/env";
 import { createLogger, logFormatFor } from "./logger";
 import { installProcessGuard } from "./process-guard";
-import { stopOnSignals } from "./shutdown";
+import { holdSignalsDuringStart, stopOnSignals } from "./shutdown";
 
 // LOG_FORMAT is read before the rest is validated, so even a bad environment is reported readably.
 const format = logFormatFor(
@@ -22,8 +22,12 @@ try {
       "the example directory's demo keys are live, so the bot listens on 127.0.0.1 only; set HOST=0.0.0.0 (and HOLDFAST_CONFIG) to listen publicly",
     );
   }
+  const exit = (code: number) => process.exit(code);
+  const starting = holdSignalsDuringStart(process, exit);
   const app = await startApp({ env, log, processEnv: process.env });
-  stopOnSignals(process, app, log, { budgetMs: env.HOLDFAST_DRAIN_TIMEOUT, exit: (code) => process.exit(code) });
+  const stop = stopOnSignals(process, app, log, { budgetMs: env.HOLDFAST_DRAIN_TIMEOUT, exit });
+  const early = starting.release();
+  if (early) stop(early);
 } catch (error) {
   log.fatal({ code: (error as { code?: string }).code }, (error as Error).message);
   process.exit(1);

@@ -15,7 +15,12 @@ type SignalSource = Pick<NodeJS.Process, "on">;
  * drain budget, exits 1 at once after saying what is left: items still leased are not lost, their leases
  * expire and the next process to run takes them over (design.md section 6).
  */
-export function stopOnSignals(proc: SignalSource, app: HoldfastApp, log: Logger, options: ShutdownOptions): void {
+export function stopOnSignals(
+  proc: SignalSource,
+  app: HoldfastApp,
+  log: Logger,
+  options: ShutdownOptions,
+): (signal: NodeJS.Signals) => void {
   let stopping = false;
   const forced = (why: string) => {
     const left = app.inFlight();
@@ -50,4 +55,28 @@ export function stopOnSignals(proc: SignalSource, app: HoldfastApp, log: Logger,
   };
   proc.on("SIGTERM", onSignal);
   proc.on("SIGINT", onSignal);
+  return onSignal;
+}
+
+/**
+ * Signals that arrive while the app is starting (migrations, the directory sync, the demo seed) are kept
+ * until it has started, then stop it as usual; a second one during the start exits at once. Without this a
+ * SIGTERM just after the "serving" line took Node's default action and killed the process mid-start.
+ */
+export function holdSignalsDuringStart(proc: Pick<NodeJS.Process, "on" | "off">, exit: (code: number) => void) {
+  let pending: NodeJS.Signals | null = null;
+  const remember = (signal: NodeJS.Signals) => {
+    if (pending) exit(1);
+    pending = signal;
+  };
+  proc.on("SIGTERM", remember);
+  proc.on("SIGINT", remember);
+  return {
+    /** Stops holding; the signal that came during the start, if any. */
+    release(): NodeJS.Signals | null {
+      proc.off("SIGTERM", remember);
+      proc.off("SIGINT", remember);
+      return pending;
+    },
+  };
 }

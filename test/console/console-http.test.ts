@@ -2,11 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { refusalText } from "../../src/bot/chat/refusals";
 import { hashKey } from "../../src/bot/config/secrets";
 import { createSignInPath } from "../../src/bot/console/session";
+import { createEscalationMonitor } from "../../src/bot/escalation/monitor-tick";
 import { createRunForAgent } from "../../src/bot/handlers/create-run";
 import { agentScope } from "../../src/policy/ids";
 import { readControl } from "../../src/store/control";
 import { findAgent, findUserById } from "../../src/store/directory";
 import { Browser, type ConsoleHarness, createConsoleHarness } from "../support/console-harness";
+import { recordingPlatform } from "../support/escalation-harness";
 import { PROVIDERS } from "../support/databases";
 import { KEYS } from "../support/harness";
 
@@ -235,5 +237,32 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     );
     expect(json.status).toBe(400);
     expect(await stateOf()).toBe("RUNNING");
+  });
+
+  it("lists what is escalating to the signed-in person on the overview, and nothing to others", async () => {
+    clock = new Date(); // a wait's start is the run's row time, which the database stamps
+    h = await createConsoleHarness(provider, now);
+    const agent = (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!;
+    const created = await createRunForAgent(h.ctx, {
+      agent,
+      id: "stale-1",
+      operation: "send-invoice",
+      destination: DESTINATION,
+      packet: { invoice: 1 },
+      deadline: new Date(clock.getTime() + 86_400_000),
+      escalateAfterSeconds: 60,
+    });
+    expect(created.kind).toBe("created");
+    const bob = h.browser();
+    await bob.signIn("bob"); // ops-agent's secondary manager: its one default level
+    expect(fromHtml((await bob.get("/")).body)).toContain("No active escalations.");
+    clock = new Date(clock.getTime() + 61_000);
+    const slack = recordingPlatform("slack");
+    await createEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
+    const seen = fromHtml((await bob.get("/")).body);
+    expect(seen).toMatch(/approval stale-1 \(ops-agent\) · level 1, waiting since /);
+    const mia = h.browser();
+    await mia.signIn("mia"); // a member the policy does not name
+    expect(fromHtml((await mia.get("/")).body)).toContain("No active escalations.");
   });
 });

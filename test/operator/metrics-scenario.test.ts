@@ -6,6 +6,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HoldfastApp, startApp } from "../../src/bot/app";
 import { parseEnv } from "../../src/bot/config/env";
+import { lastMonitorTickAt } from "../../src/store/escalations/monitor-tick";
 import { AGENT_KEY } from "../support/approvals";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
@@ -123,7 +124,9 @@ describe.each(PROVIDERS)("/metrics after a scripted scenario on %s", (provider) 
   it("counts and reads every series", async () => {
     const before = (await scrape()).samples;
     expect(before.get("holdfast_approvals_open")).toBe(0);
-    expect(before.get("holdfast_monitor_last_tick_timestamp_seconds")).toBe(0); // no monitor wired yet
+    // The escalation monitor ticks at start; the gauge is its last tick, read from the database.
+    const lastTick = await lastMonitorTickAt(app.ctx.store);
+    expect(before.get("holdfast_monitor_last_tick_timestamp_seconds")).toBe(lastTick!.getTime() / 1000);
     expect([...before.keys()].some((k) => k.startsWith("process_cpu_user_seconds_total"))).toBe(true);
 
     // Approved and delivered; denied; expired by the scheduler; superseded by a new packet, then denied.

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { HandlerContext } from "../context";
 import { createMetrics, type HoldfastMetrics } from "../metrics/registry";
 import { registerControlRoutes } from "./control-routes";
@@ -39,7 +39,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     // Two lines per request at info would bury the start log and every fact after it (the console polls every
     // 2 s); requests are logged at debug instead, and failures always.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook("onResponse", async (request, reply) => {
     // The route's pattern, not the URL: a one-time sign-in link carries its token in the path.
