@@ -8,8 +8,8 @@ import { agentScope } from "../../src/policy/ids";
 import { readControl } from "../../src/store/control";
 import { findAgent, findUserById } from "../../src/store/directory";
 import { Browser, type ConsoleHarness, createConsoleHarness } from "../support/console-harness";
-import { recordingPlatform } from "../support/escalation-harness";
 import { PROVIDERS } from "../support/databases";
+import { recordingPlatform } from "../support/escalation-harness";
 import { KEYS } from "../support/harness";
 
 const fromHtml = (html: string) =>
