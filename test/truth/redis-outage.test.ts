@@ -82,7 +82,16 @@ describe.each(PROVIDERS)("a Redis outage while the bot runs on %s", (provider) =
             body: JSON.stringify(body),
           })
         ).json() as Promise<Record<string, any>>;
-      expect((await call("/v1/agents/ops-agent/pause", { reason: "outage drill" })).state).toBe("PAUSED");
+      // A tick every 200 ms may be in flight at the pause: DRAINING until it is answered, then PAUSED.
+      expect(["PAUSED", "DRAINING"]).toContain(
+        (await call("/v1/agents/ops-agent/pause", { reason: "outage drill" })).state,
+      );
+      await until(async () => {
+        const control = await fetch(`${bot.url}/v1/agents/ops-agent/control`, {
+          headers: { authorization: `Bearer ${KEYS.alice}` },
+        });
+        return ((await control.json()) as { state: string }).state === "PAUSED" ? true : null;
+      });
       await new Promise((r) => setTimeout(r, 600));
       await redis.stop();
       await new Promise((r) => setTimeout(r, 3_000));
