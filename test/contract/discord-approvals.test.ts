@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
 import {
   buttonInteraction,
@@ -6,7 +6,6 @@ import {
   type DiscordKeyPair,
   discordMessage,
   makeDiscordKeyPair,
-  startDiscordFake,
 } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
 import {
@@ -17,14 +16,15 @@ import {
   runSnapshot,
   saveChangedPacket,
 } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { DISCORD_APP, useDiscordChat } from "../support/platform-chats";
 
 // The chat layer keeps its state (buttons, cards, channels) in the store: every contract runs on both databases.
 describe.each(PROVIDERS)("on %s", (provider) => {
   // Approval cards on real discord.js (gateway + REST fake): rita's cards arrive in her DM channel.
 
-  const APP = "1100000000000000001";
+  const APP = DISCORD_APP;
   const RITA = "800000000000000004";
   const MIA = "800000000000000006";
 
@@ -33,20 +33,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
   let h: ChatHarness;
   let seq = 0;
 
-  beforeAll(async () => {
-    fake = await startDiscordFake({ applicationId: APP });
-    keys = makeDiscordKeyPair();
-    h = await startChatHarness(provider, {
-      DISCORD_TOKEN: "discord-bot-token",
-      DISCORD_APPLICATION_ID: APP,
-      DISCORD_API_URL: fake.apiUrl,
-      DISCORD_PUBLIC_KEY: keys.publicKeyHex,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useDiscordChat(provider, (started) => ({ fake, keys, h } = started));
 
   type Posted = {
     embeds: Array<{ fields: Array<{ name: string; value: string }> }>;

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
-import {
-  buttonInteraction,
-  type DiscordFake,
-  type DiscordKeyPair,
-  discordMessage,
-  makeDiscordKeyPair,
-  startDiscordFake,
-} from "../fakes/discord-fake";
+import { buttonInteraction, type DiscordFake, type DiscordKeyPair, discordMessage } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
 import { cardRows, chatMonitor, createRunWithCards, decisionRows, pingRows } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { DISCORD_APP, useDiscordChat } from "../support/platform-chats";
 
 // Escalation pings on real discord.js (gateway + REST fake): bob gets the ping in his DM channel, with
 // Acknowledge, Take over and an Open link button (style 5).
 describe.each(PROVIDERS)("on %s", (provider) => {
-  const APP = "1100000000000000001";
+  const APP = DISCORD_APP;
   const BOB = "800000000000000005";
 
   let fake: DiscordFake;
@@ -24,20 +18,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
   let h: ChatHarness;
   let seq = 0;
 
-  beforeAll(async () => {
-    fake = await startDiscordFake({ applicationId: APP });
-    keys = makeDiscordKeyPair();
-    h = await startChatHarness(provider, {
-      DISCORD_TOKEN: "discord-bot-token",
-      DISCORD_APPLICATION_ID: APP,
-      DISCORD_API_URL: fake.apiUrl,
-      DISCORD_PUBLIC_KEY: keys.publicKeyHex,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useDiscordChat(provider, (started) => ({ fake, keys, h } = started));
 
   type Button = { type: number; style: number; label: string; custom_id?: string; url?: string };
   type Posted = {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
 import type { RecordedCall } from "../fakes/recording-http";
-import { blockActionsBody, postSigned, type SlackFake, slackArgs, startSlackFake } from "../fakes/slack-fake";
+import { blockActionsBody, postSigned, type SlackFake, slackArgs } from "../fakes/slack-fake";
 import {
   cardRows,
   createRunWithCards,
@@ -10,15 +10,16 @@ import {
   runSnapshot,
   saveChangedPacket,
 } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { SLACK_SECRET, SLACK_TEAM, useSlackChat } from "../support/platform-chats";
 
 // The chat layer keeps its state (buttons, cards, channels) in the store: every contract runs on both databases.
 describe.each(PROVIDERS)("on %s", (provider) => {
   // Approval cards on real Bolt against the Slack fake: rita (U0RITA) reviews ops-agent's runs by DM.
 
-  const SECRET = "slack-signing-secret-for-tests";
-  const TEAM = "T0ACME";
+  const SECRET = SLACK_SECRET;
+  const TEAM = SLACK_TEAM;
   const RITA = "U0RITA";
   const RITA_DM = "DU0RITA"; // the fake's conversations.open answer for rita
 
@@ -26,18 +27,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
   let h: ChatHarness;
   let seq = 0;
 
-  beforeAll(async () => {
-    fake = await startSlackFake({ teamId: TEAM });
-    h = await startChatHarness(provider, {
-      SLACK_BOT_TOKEN: "xoxb-test",
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: fake.apiUrl,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useSlackChat(provider, (started) => ({ fake, h } = started));
 
   type Blocks = Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>;
   const blocksOf = (call: RecordedCall) => JSON.parse(String(slackArgs(call).blocks)) as Blocks;

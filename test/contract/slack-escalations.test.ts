@@ -1,16 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
 import type { RecordedCall } from "../fakes/recording-http";
-import { blockActionsBody, postSigned, type SlackFake, slackArgs, startSlackFake } from "../fakes/slack-fake";
+import { blockActionsBody, postSigned, type SlackFake, slackArgs } from "../fakes/slack-fake";
 import { chatMonitor, createRunWithCards, decisionRows, pingRows } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { SLACK_SECRET, SLACK_TEAM, useSlackChat } from "../support/platform-chats";
 
 // Escalation pings on real Bolt against the Slack fake: bob (U0BOB), ops-agent's secondary manager, gets
 // the ping in his DM; Take over makes him a reviewer, and his Approve on the card that follows decides.
 describe.each(PROVIDERS)("on %s", (provider) => {
-  const SECRET = "slack-signing-secret-for-tests";
-  const TEAM = "T0ACME";
+  const SECRET = SLACK_SECRET;
+  const TEAM = SLACK_TEAM;
   const BOB = "U0BOB";
   const BOB_DM = "DU0BOB";
 
@@ -18,18 +19,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
   let h: ChatHarness;
   let seq = 0;
 
-  beforeAll(async () => {
-    fake = await startSlackFake({ teamId: TEAM });
-    h = await startChatHarness(provider, {
-      SLACK_BOT_TOKEN: "xoxb-test",
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: fake.apiUrl,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useSlackChat(provider, (started) => ({ fake, h } = started));
 
   type Element = { type: string; action_id: string; value?: string; url?: string; text: { text: string } };
   type Blocks = Array<{ type: string; text?: { text: string }; elements?: Element[] }>;

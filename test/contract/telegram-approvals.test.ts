@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
-import { callbackQueryUpdate, startTelegramFake, type TelegramFake } from "../fakes/telegram-fake";
+import { callbackQueryUpdate, type TelegramFake } from "../fakes/telegram-fake";
 import {
   cardRows,
   createRunWithCards,
@@ -10,33 +10,22 @@ import {
   runSnapshot,
   saveChangedPacket,
 } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { TELEGRAM_SECRET, TELEGRAM_TOKEN, useTelegramChat } from "../support/platform-chats";
 
 // The chat layer keeps its state (buttons, cards, channels) in the store: every contract runs on both databases.
 describe.each(PROVIDERS)("on %s", (provider) => {
   // Approval cards on real Telegraf behind `POST /telegram/webhook`: rita's private chat is her user id.
 
-  const TOKEN = "123456:TEST-TOKEN";
-  const SECRET = "telegram-webhook-secret";
+  const SECRET = TELEGRAM_SECRET;
   const RITA = 7000004;
   const MIA = 7000006;
 
   let fake: TelegramFake;
   let h: ChatHarness;
 
-  beforeAll(async () => {
-    fake = await startTelegramFake(TOKEN);
-    h = await startChatHarness(provider, {
-      TELEGRAM_BOT_TOKEN: TOKEN,
-      TELEGRAM_WEBHOOK_SECRET: SECRET,
-      TELEGRAM_API_ROOT: fake.url,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useTelegramChat(provider, (started) => ({ fake, h } = started));
 
   type Sent = {
     chat_id: string;
@@ -124,7 +113,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
 
     test("an edit the platform refused stays open and is made by the next sync", async () => {
       const run = await createRunWithCards(h, "tg-retry");
-      const refuse = fake.respond(`/bot${TOKEN}/editMessageText`, () => ({
+      const refuse = fake.respond(`/bot${TELEGRAM_TOKEN}/editMessageText`, () => ({
         status: 429,
         body: { ok: false, error_code: 429, description: "Too Many Requests: retry after 1" },
       }));

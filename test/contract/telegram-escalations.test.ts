@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
-import { callbackQueryUpdate, startTelegramFake, type TelegramFake } from "../fakes/telegram-fake";
+import { callbackQueryUpdate, type TelegramFake } from "../fakes/telegram-fake";
 import { cardRows, chatMonitor, createRunWithCards, decisionRows, pingRows } from "../support/approval-cards";
-import { type ChatHarness, startChatHarness } from "../support/chat-harness";
+import type { ChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
+import { TELEGRAM_SECRET, useTelegramChat } from "../support/platform-chats";
 
 // Escalation pings on real Telegraf: bob's private chat is his user id; Open is a url inline button.
 describe.each(PROVIDERS)("on %s", (provider) => {
-  const TOKEN = "123456:TEST-TOKEN";
-  const SECRET = "telegram-webhook-secret";
+  const SECRET = TELEGRAM_SECRET;
   const BOB = 7000005;
 
   let fake: TelegramFake;
   let h: ChatHarness;
 
-  beforeAll(async () => {
-    fake = await startTelegramFake(TOKEN);
-    h = await startChatHarness(provider, {
-      TELEGRAM_BOT_TOKEN: TOKEN,
-      TELEGRAM_WEBHOOK_SECRET: SECRET,
-      TELEGRAM_API_ROOT: fake.url,
-    });
-  });
-  afterAll(async () => {
-    await h.close();
-    await fake.close();
-  });
+  useTelegramChat(provider, (started) => ({ fake, h } = started));
 
   type Key = { text: string; callback_data?: string; url?: string };
   type Sent = { chat_id: string; text: string; message_id?: number; reply_markup: { inline_keyboard: Key[][] } };
