@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Store } from "../store/client";
-import { type PruneCounts, pruneFinished } from "../store/retention";
+import type { Store } from "../store/connection/client";
+import { type PruneCounts, pruneFinished } from "../store/lists/retention";
 import { startRepeatingJob } from "./repeating-job";
 
 export interface RetentionOptions {

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApprovalScheduling } from "../../src/bot/approvals-wiring";
+import { startApprovalScheduling } from "../../src/bot/main/approvals-wiring";
 import { createWaitingRun, declareDestinations } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hashKey } from "../../src/bot/config/secrets";
-import { decideRun } from "../../src/bot/handlers/decide-run";
+import { decideRun } from "../../src/bot/app/approvals/decide-run";
+import { hashKey } from "../../src/bot/main/config/secrets";
 import { runKey } from "../../src/policy/run-ids";
-import { findUserByKeyHash } from "../../src/store/directory";
+import { findUserByKeyHash } from "../../src/store/directory/directory";
 import { createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { createHarness, type Harness, KEYS } from "../support/harness";
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { expireRun } from "../../src/bot/handlers/expire-run";
+import { expireRun } from "../../src/bot/app/approvals/expire-run";
 import { runKey } from "../../src/policy/run-ids";
 import { asAgent, createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { comingDay } from "../support/clock";

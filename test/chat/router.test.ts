@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { createChatRouter } from "../../src/bot/chat/router";
-import type { ChatActor, ChatRouter, ChatTransport, Reply } from "../../src/bot/chat/types";
-import { pauseTenant } from "../../src/bot/handlers/tenant-control";
-import type { Provider } from "../../src/store/client";
+import { pauseTenant } from "../../src/bot/app/control/tenant-control";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import type { ChatActor, ChatRouter, ChatTransport, Reply } from "../../src/bot/surfaces/chat/types";
+import type { Provider } from "../../src/store/connection/client";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { openStore } from "../../src/store/client";
+import { openStore } from "../../src/store/connection/client";
 import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";

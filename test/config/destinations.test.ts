@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDirectory } from "../../src/bot/config/directory-file";
+import { parseDirectory } from "../../src/bot/main/config/directory-file";
 
 const withDestinations = (destinations: unknown) => ({
   tenants: { acme: { users: { alice: {} }, agents: { bot: { principal: "alice", destinations } } } },

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDirectoryFile, parseDirectory } from "../../src/bot/config/directory-file";
-import { parseEnv } from "../../src/bot/config/env";
-import { hashKey, secretFromEnv } from "../../src/bot/config/secrets";
+import { loadDirectoryFile, parseDirectory } from "../../src/bot/main/config/directory-file";
+import { parseEnv } from "../../src/bot/main/config/env";
+import { hashKey, secretFromEnv } from "../../src/bot/main/config/secrets";
 import { EXAMPLE_CONFIG } from "../support/harness";
 
 const minimal = (user: Record<string, unknown>, agent: Record<string, unknown> = {}) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { parseDirectory } from "../../src/bot/config/directory-file";
-import { parseEnv } from "../../src/bot/config/env";
+import { parseDirectory } from "../../src/bot/main/config/directory-file";
+import { parseEnv } from "../../src/bot/main/config/env";
 
 const H = 3_600_000;
 

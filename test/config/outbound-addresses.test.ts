@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDirectory } from "../../src/bot/config/directory-file";
+import { parseDirectory } from "../../src/bot/main/config/directory-file";
 
 const agentWith = (agent: Record<string, unknown>) => ({
   tenants: { acme: { users: { alice: {} }, agents: { bot: { principal: "alice", ...agent } } } },

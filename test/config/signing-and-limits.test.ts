@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseDirectory } from "../../src/bot/config/directory-file";
-import { unsignedAgents } from "../../src/bot/config/outbound-config";
+import { parseDirectory } from "../../src/bot/main/config/directory-file";
+import { unsignedAgents } from "../../src/bot/main/config/outbound-config";
 
 const key = crypto.randomBytes(32);
 const SECRET = `whsec_${key.toString("base64")}`;

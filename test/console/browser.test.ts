@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refusalText } from "../../src/bot/chat/refusals";
-import { DEMO } from "../../src/bot/demo/seed";
-import { findRun } from "../../src/store/runs";
+import { DEMO } from "../../src/bot/app/demo/seed";
+import { refusalText } from "../../src/bot/surfaces/chat/refusals";
+import { findRun } from "../../src/store/approvals/runs";
 import { type DemoApp, plantNeedsReview, startDemoApp } from "../support/console-app";
 import { KEYS } from "../support/harness";
 

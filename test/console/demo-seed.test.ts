@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO } from "../../src/bot/demo/seed";
+import { DEMO } from "../../src/bot/app/demo/seed";
 import { freePort } from "../support/bot-process";
 import { type DemoApp, startDemoApp } from "../support/console-app";
 import { createTestDatabase, PROVIDERS } from "../support/databases";

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { HoldfastEvents } from "../../src/bot/events";
-import { createRunForAgent } from "../../src/bot/handlers/create-run";
-import { decideRun } from "../../src/bot/handlers/decide-run";
-import { expireRun } from "../../src/bot/handlers/expire-run";
+import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
+import { decideRun } from "../../src/bot/app/approvals/decide-run";
+import { expireRun } from "../../src/bot/app/approvals/expire-run";
+import { HoldfastEvents } from "../../src/bot/app/events";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { runKey } from "../../src/policy/run-ids";
-import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory";
+import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
 import { buttonInteraction, type DiscordFake, discordMessage, startDiscordFake } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
 import { blockActionsBody, postSigned, type SlackFake, slackArgs, startSlackFake } from "../fakes/slack-fake";

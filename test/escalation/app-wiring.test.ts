@@ -1,9 +1,9 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type HoldfastApp, startApp } from "../../src/bot/app";
-import { parseEnv } from "../../src/bot/config/env";
+import { type HoldfastApp, startApp } from "../../src/bot/main/app";
+import { parseEnv } from "../../src/bot/main/config/env";
+import { createRun } from "../../src/store/approvals/runs";
 import { lastMonitorTickAt } from "../../src/store/escalations/monitor-tick";
-import { createRun } from "../../src/store/runs";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 import { type PrivateRedis, startPrivateRedis } from "../support/redis-server";
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createChatRouter } from "../../src/bot/chat/router";
-import type { ChatTransport } from "../../src/bot/chat/types";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import type { ChatTransport } from "../../src/bot/surfaces/chat/types";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createEscalationHarness, type EscalationHarness, MIN, makeWait } from "../support/escalation-harness";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildHttpServer } from "../../src/bot/http/server";
+import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import { recordStep, resolveEscalation, startEscalation } from "../../src/store/escalations/ledger";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";

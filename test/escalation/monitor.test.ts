@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acknowledge } from "../../src/bot/handlers/escalations";
-import { findUserByIdentity } from "../../src/store/directory";
+import { acknowledge } from "../../src/bot/app/escalation/escalations";
+import { findUserByIdentity } from "../../src/store/directory/directory";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import {

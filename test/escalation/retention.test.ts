@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pruneFinished } from "../../src/store/retention";
+import { pruneFinished } from "../../src/store/lists/retention";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createEscalationHarness, type EscalationHarness, endWait, MIN, makeWait } from "../support/escalation-harness";

@@ -1,12 +1,12 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startApp } from "../../src/bot/app";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { parseEnv } from "../../src/bot/config/env";
+import { startApp } from "../../src/bot/main/app";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { parseEnv } from "../../src/bot/main/config/env";
 import { startHeldRuntime } from "../../src/queue/held/runtime";
-import { openStore, type Store } from "../../src/store/client";
-import { syncDirectory } from "../../src/store/directory";
-import { upsertTrigger } from "../../src/store/triggers";
+import { openStore, type Store } from "../../src/store/connection/client";
+import { syncDirectory } from "../../src/store/directory/directory";
+import { upsertTrigger } from "../../src/store/held/triggers";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
 import { EXAMPLE_CONFIG } from "../support/harness";
 import { capturedLog } from "../support/log-capture";

@@ -2,9 +2,9 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentId, tenantScope } from "../../src/policy/ids";
 import { runRelease } from "../../src/queue/held/run-release";
+import { recordMissed } from "../../src/store/held/occurrences";
 import { openRelease, releaseNextBatch } from "../../src/store/held/releases";
-import { recordMissed } from "../../src/store/occurrences";
-import { type StoredTrigger, upsertTrigger } from "../../src/store/triggers";
+import { type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 

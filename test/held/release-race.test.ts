@@ -1,9 +1,9 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runRelease } from "../../src/queue/held/run-release";
+import { recordMissed } from "../../src/store/held/occurrences";
 import { openRecoveryRelease, openRelease } from "../../src/store/held/releases";
-import { recordMissed } from "../../src/store/occurrences";
-import { upsertTrigger } from "../../src/store/triggers";
+import { upsertTrigger } from "../../src/store/held/triggers";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { startApp } from "../../src/bot/app";
-import { parseEnv } from "../../src/bot/config/env";
+import { startApp } from "../../src/bot/main/app";
+import { parseEnv } from "../../src/bot/main/config/env";
 import { createTestDatabase } from "../support/databases";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { syncDirectory } from "../../src/store/directory";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { syncDirectory } from "../../src/store/directory/directory";
 import { asAgent, createWaitingRun } from "../support/approvals";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";

@@ -1,11 +1,11 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HandlerContext } from "../../src/bot/context";
-import { HoldfastEvents } from "../../src/bot/events";
-import { registerMessageRoutes } from "../../src/bot/http/message-routes";
-import { registeredRoutes } from "../../src/bot/http/route";
-import { buildHttpServer } from "../../src/bot/http/server";
+import type { HandlerContext } from "../../src/bot/app/context";
+import { HoldfastEvents } from "../../src/bot/app/events";
+import { registerMessageRoutes } from "../../src/bot/surfaces/http/message-routes";
+import { registeredRoutes } from "../../src/bot/surfaces/http/route";
+import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 
 /** The chat platforms' webhooks stay outside the API document (each speaks its platform's format). */

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { openStore } from "../../src/store/client";
+import { openStore } from "../../src/store/connection/client";
 import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";

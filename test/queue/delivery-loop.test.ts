@@ -1,11 +1,11 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pauseAgent } from "../../src/bot/handlers/pause";
-import { resumeAgent } from "../../src/bot/handlers/resume";
+import { pauseAgent } from "../../src/bot/app/control/pause";
+import { resumeAgent } from "../../src/bot/app/control/resume";
 import { NO_METRICS } from "../../src/policy/metrics-sink";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
-import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
+import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory/directory";
 import { claimDueItems } from "../../src/store/outbox/claim";
 import { findOutboxItem, markAcknowledged, markDispatchedMany } from "../../src/store/outbox/marks";
 import { planDelivery } from "../../src/store/outbox/plan";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createChatRouter } from "../../src/bot/chat/router";
-import type { ChatRouter, ChatTransport } from "../../src/bot/chat/types";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import type { ChatRouter, ChatTransport } from "../../src/bot/surfaces/chat/types";
 import { PROVIDERS } from "../support/databases";
 import { KEYS } from "../support/harness";
 import { AGENT_KEYS, DESTINATION, type Doors, startDoors, stateDigest } from "./doors-harness";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/run-ids";
-import { rememberChatChannel } from "../../src/store/chat";
+import { rememberChatChannel } from "../../src/store/chat/buttons";
 import type { RecordedCall } from "../fakes/recording-http";
 import { slackArgs } from "../fakes/slack-fake";
 import { PROVIDERS } from "../support/databases";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "../../src/bot/config/env";
+import { parseEnv } from "../../src/bot/main/config/env";
 
 describe("the process policy", () => {
   it("logs and counts an unhandled rejection and an uncaught exception, and keeps running", () => {
@@ -37,7 +37,7 @@ describe("the listening address", () => {
     };
     delete env.HOST;
     delete env.HOLDFAST_CONFIG;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/bot/main.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/bot/main/main.ts"], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { pauseAgent } from "../../src/bot/handlers/pause";
-import { resumeAgent } from "../../src/bot/handlers/resume";
+import { pauseAgent } from "../../src/bot/app/control/pause";
+import { resumeAgent } from "../../src/bot/app/control/resume";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { agentScope, userId } from "../../src/policy/ids";
-import { listAudit, readControl } from "../../src/store/control";
-import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory";
+import { listAudit, readControl } from "../../src/store/control/change";
+import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, EXAMPLE_CONFIG, type Harness } from "../support/harness";
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pauseTenant } from "../../src/bot/handlers/tenant-control";
+import { pauseTenant } from "../../src/bot/app/control/tenant-control";
 import { agentId } from "../../src/policy/ids";
-import { openStore } from "../../src/store/client";
+import { openStore } from "../../src/store/connection/client";
 import { checkGate } from "../../src/store/control/gate";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/client";
+import { openStore, type Store } from "../../src/store/connection/client";
 import { claimDueItems } from "../../src/store/outbox/claim";
 import { findOutboxItem } from "../../src/store/outbox/marks";
 import { planDelivery } from "../../src/store/outbox/plan";

@@ -1,13 +1,13 @@
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pauseAgent } from "../../src/bot/handlers/pause";
+import { pauseAgent } from "../../src/bot/app/control/pause";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
-import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory";
+import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory/directory";
 import { recordTicks } from "../../src/store/held/tick-batch";
+import { upsertTrigger } from "../../src/store/held/triggers";
 import { claimDueItems } from "../../src/store/outbox/claim";
 import { findOutboxItem } from "../../src/store/outbox/marks";
 import { planDelivery } from "../../src/store/outbox/plan";
-import { upsertTrigger } from "../../src/store/triggers";
 import { PROVIDERS } from "../support/databases";
 import { startEffectReceiver } from "../support/effect-receiver";
 import { createHarness, type Harness } from "../support/harness";

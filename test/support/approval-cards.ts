@@ -1,4 +1,4 @@
-import { createEscalationMonitor } from "../../src/bot/escalation/monitor-tick";
+import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
 import { runKey } from "../../src/policy/run-ids";
 import { type ChatHarness, OPS_AGENT_KEY } from "./chat-harness";
 import { KEYS } from "./harness";

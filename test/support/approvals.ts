@@ -1,5 +1,5 @@
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { syncDirectory } from "../../src/store/directory";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { syncDirectory } from "../../src/store/directory/directory";
 import { EXAMPLE_CONFIG, type Harness } from "./harness";
 
 export const AGENT_KEY = "demo-key-acme-ops-agent-0007";

@@ -23,7 +23,7 @@ export interface BotProcess {
 }
 
 export interface SpawnOptions {
-  /** The command line; default: node running src/bot/main.ts, as `npm start` does after generating the client. */
+  /** The command line; default: node running src/bot/main/main.ts, as `npm start` does after generating the client. */
   command?: [string, ...string[]];
   /** Its own process group (its pid is the group id), to find every process it leaves behind. */
   detached?: boolean;
@@ -32,7 +32,7 @@ export interface SpawnOptions {
 /** Runs the real bot as a child process. */
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<BotProcess> {
   const port = await freePort();
-  const [command, ...args] = options.command ?? [process.execPath, "--import", "tsx", "src/bot/main.ts"];
+  const [command, ...args] = options.command ?? [process.execPath, "--import", "tsx", "src/bot/main/main.ts"];
   const child = spawn(command, args, {
     env: { ...process.env, LOG_LEVEL: "info", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { type DirectoryFile, parseDirectory } from "../../src/bot/config/directory-file";
-import type { HandlerContext } from "../../src/bot/context";
-import type { Provider } from "../../src/store/client";
+import type { HandlerContext } from "../../src/bot/app/context";
+import { type DirectoryFile, parseDirectory } from "../../src/bot/main/config/directory-file";
+import type { Provider } from "../../src/store/connection/client";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { serveApi } from "./harness";
 

@@ -1,15 +1,15 @@
 import pino from "pino";
-import type { ConversationEvent } from "../../src/bot/chat/conversation";
-import { createChatRouter } from "../../src/bot/chat/router";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { registerConsole } from "../../src/bot/console/server";
-import { webPublisher } from "../../src/bot/console/web-chat";
-import type { HandlerContext } from "../../src/bot/context";
-import { HoldfastEvents } from "../../src/bot/events";
-import { registerMessageRoutes } from "../../src/bot/http/message-routes";
-import { buildHttpServer } from "../../src/bot/http/server";
-import type { Provider } from "../../src/store/client";
-import { syncDirectory } from "../../src/store/directory";
+import type { HandlerContext } from "../../src/bot/app/context";
+import { HoldfastEvents } from "../../src/bot/app/events";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import type { ConversationEvent } from "../../src/bot/surfaces/chat/conversation";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import { registerConsole } from "../../src/bot/surfaces/console/server";
+import { webPublisher } from "../../src/bot/surfaces/console/web-chat";
+import { registerMessageRoutes } from "../../src/bot/surfaces/http/message-routes";
+import { buildHttpServer } from "../../src/bot/surfaces/http/server";
+import type { Provider } from "../../src/store/connection/client";
+import { syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { EXAMPLE_CONFIG, KEYS } from "./harness";
 

@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { openStore, type Provider, type Store } from "../../src/store/client";
-import { migrateDatabase } from "../../src/store/migrate";
+import { openStore, type Provider, type Store } from "../../src/store/connection/client";
+import { migrateDatabase } from "../../src/store/connection/migrate";
 
 export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 export const PROVIDERS: Provider[] = ["sqlite", "postgresql"];

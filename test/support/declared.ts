@@ -1,4 +1,4 @@
-import type { Db } from "../../src/store/client";
+import type { Db } from "../../src/store/connection/client";
 
 /**
  * Declares destinations for an agent in its synced settings, as a directory file listing them would, and

@@ -1,14 +1,14 @@
 import pino from "pino";
-import type { Card, CardPublisher, ChatRef, Platform } from "../../src/bot/chat/types";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import { type EscalationBlock, resolveEscalation } from "../../src/bot/config/escalation-config";
-import type { HandlerContext } from "../../src/bot/context";
-import { createEscalationMonitor, type EscalationMonitor } from "../../src/bot/escalation/monitor-tick";
-import { HoldfastEvents } from "../../src/bot/events";
+import type { HandlerContext } from "../../src/bot/app/context";
+import { createEscalationMonitor, type EscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
+import { HoldfastEvents } from "../../src/bot/app/events";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { type EscalationBlock, resolveEscalation } from "../../src/bot/main/config/escalation-config";
+import type { Card, CardPublisher, ChatRef, Platform } from "../../src/bot/surfaces/chat/types";
 import { agentScope } from "../../src/policy/ids";
-import { openStore, type Provider, type Store } from "../../src/store/client";
-import { syncDirectory } from "../../src/store/directory";
-import { createRun } from "../../src/store/runs";
+import { createRun } from "../../src/store/approvals/runs";
+import { openStore, type Provider, type Store } from "../../src/store/connection/client";
+import { syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { EXAMPLE_CONFIG } from "./harness";
 

@@ -1,12 +1,12 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import { loadDirectoryFile } from "../../src/bot/config/directory-file";
-import type { HandlerContext } from "../../src/bot/context";
-import { HoldfastEvents } from "../../src/bot/events";
-import { buildHttpServer } from "../../src/bot/http/server";
-import type { Provider } from "../../src/store/client";
-import { type DirectorySpec, syncDirectory } from "../../src/store/directory";
+import type { HandlerContext } from "../../src/bot/app/context";
+import { HoldfastEvents } from "../../src/bot/app/events";
+import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { buildHttpServer } from "../../src/bot/surfaces/http/server";
+import type { Provider } from "../../src/store/connection/client";
+import { type DirectorySpec, syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 
 export const EXAMPLE_CONFIG = path.resolve("holdfast.example.yaml");

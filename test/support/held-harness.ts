@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { Redis } from "ioredis";
-import { startHeld } from "../../src/bot/held-wiring";
+import { startHeld } from "../../src/bot/main/held-wiring";
 import type { HeldRuntime } from "../../src/queue/held/runtime";
-import type { Provider } from "../../src/store/client";
+import type { Provider } from "../../src/store/connection/client";
 import { type EffectReceiver, startEffectReceiver } from "./effect-receiver";
 import { createHarness, type Harness } from "./harness";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { Provider } from "../../src/store/client";
+import type { Provider } from "../../src/store/connection/client";
 import { type DiscordFake, type DiscordKeyPair, makeDiscordKeyPair, startDiscordFake } from "../fakes/discord-fake";
 import { type SlackFake, startSlackFake } from "../fakes/slack-fake";
 import { startTelegramFake, type TelegramFake } from "../fakes/telegram-fake";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alignTriggersWithConfig } from "../../src/bot/handlers/trigger-config";
+import { alignTriggersWithConfig } from "../../src/bot/app/held/trigger-config";
 import { type ConfigHarness, createConfigHarness } from "../support/config-harness";
 import { PROVIDERS } from "../support/databases";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { expireRun } from "../../src/bot/handlers/expire-run";
+import { expireRun } from "../../src/bot/app/approvals/expire-run";
 import { runKey } from "../../src/policy/run-ids";
 import { AGENT_KEY, asAgent, createWaitingRun, declareDestinations } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";

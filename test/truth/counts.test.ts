@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createChatRouter } from "../../src/bot/chat/router";
-import type { Card, ChatTransport, Reply } from "../../src/bot/chat/types";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import type { Card, ChatTransport, Reply } from "../../src/bot/surfaces/chat/types";
 import { runRelease } from "../../src/queue/held/run-release";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { AGENT_KEY } from "../support/approvals";

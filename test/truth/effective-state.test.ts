@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createChatRouter } from "../../src/bot/chat/router";
-import type { ChatTransport, Reply } from "../../src/bot/chat/types";
+import { createChatRouter } from "../../src/bot/surfaces/chat/router";
+import type { ChatTransport, Reply } from "../../src/bot/surfaces/chat/types";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 

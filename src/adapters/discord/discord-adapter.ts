@@ -8,8 +8,15 @@ import {
   Partials,
   Routes,
 } from "discord.js";
-import type { ChatActor, ChatAdapter, ChatLog, ChatRouter, ChatTransport, CommandName } from "../../bot/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
+import type {
+  ChatActor,
+  ChatAdapter,
+  ChatLog,
+  ChatRouter,
+  ChatTransport,
+  CommandName,
+} from "../../bot/surfaces/chat/types";
+import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
 import { DISCORD_COMMANDS } from "./commands";
 import { interactionsRoute } from "./interactions-endpoint";
 import { registerDiscordMessages } from "./messages";

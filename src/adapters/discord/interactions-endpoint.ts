@@ -1,7 +1,7 @@
 import { createPublicKey, verify } from "node:crypto";
 import type { Client } from "discord.js";
-import type { ChatLog, RawHttpRoute } from "../../bot/chat/types";
-import { header } from "../../bot/chat/types";
+import type { ChatLog, RawHttpRoute } from "../../bot/surfaces/chat/types";
+import { header } from "../../bot/surfaces/chat/types";
 import { dispatchInteraction, isRecord, parseJson } from "./packet-guard";
 
 /** DER prefix that wraps a raw 32-byte Ed25519 key into SPKI, the form node:crypto accepts. */

@@ -1,5 +1,5 @@
 import { type Client, Events, type Message } from "discord.js";
-import type { ChatActor, ChatLog, ChatRouter, ChatTransport } from "../../bot/chat/types";
+import type { ChatActor, ChatLog, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
 
 /** DMs and mentions of the bot go to the agent's conversation. */
 export function registerDiscordMessages(client: Client, router: ChatRouter, transport: ChatTransport, log: ChatLog) {

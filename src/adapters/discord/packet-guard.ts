@@ -1,5 +1,5 @@
 import type { Client } from "discord.js";
-import type { ChatLog } from "../../bot/chat/types";
+import type { ChatLog } from "../../bot/surfaces/chat/types";
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,5 +1,5 @@
 import { type Client, Routes } from "discord.js";
-import type { CardPublisher } from "../../bot/chat/types";
+import type { CardPublisher } from "../../bot/surfaces/chat/types";
 import { cardMessage, NO_MENTIONS } from "./render";
 
 /** Cards are plain channel messages sent over REST, so they can be edited without an interaction token. */

@@ -1,6 +1,6 @@
 import { ButtonStyle, ComponentType, escapeMarkdown } from "discord.js";
-import type { Card, ButtonStyle as NeutralStyle } from "../../bot/chat/types";
-import { buttonValue } from "../../bot/chat/types";
+import type { Card, ButtonStyle as NeutralStyle } from "../../bot/surfaces/chat/types";
+import { buttonValue } from "../../bot/surfaces/chat/types";
 
 const STYLE: Record<NeutralStyle, ButtonStyle> = {
   primary: ButtonStyle.Primary,

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { ChatActor, ChatRouter, ChatTransport } from "../../bot/chat/types";
+import type { ChatActor, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
 import { escapeSlack } from "./render";
 
 /** Removes the leading "<@UBOT>" of a mention so the agent gets what the person wrote. */

@@ -1,7 +1,7 @@
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
 import { isValidSlackRequest } from "@slack/bolt";
-import type { ChatLog, RawHttpRequest, RawHttpResponse } from "../../bot/chat/types";
-import { header } from "../../bot/chat/types";
+import type { ChatLog, RawHttpRequest, RawHttpResponse } from "../../bot/surfaces/chat/types";
+import { header } from "../../bot/surfaces/chat/types";
 
 /** Slack shows an error unless the HTTP answer arrives within 3 s; answer a little before that. */
 const ACK_DEADLINE_MS = 2_500;

@@ -1,4 +1,4 @@
-import type { Card } from "../../bot/chat/types";
+import type { Card } from "../../bot/surfaces/chat/types";
 
 /** Slack's control characters (links, mentions such as `<!channel>`); the rest of the text is left as it is. */
 export const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

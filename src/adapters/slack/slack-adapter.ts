@@ -8,8 +8,8 @@ import type {
   ChatRouter,
   ChatTransport,
   CommandName,
-} from "../../bot/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
+} from "../../bot/surfaces/chat/types";
+import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
 import { registerSlackMessages } from "./messages";
 import { RouteReceiver } from "./receiver";
 import { cardBlocks, escapeSlack } from "./render";

@@ -1,5 +1,5 @@
 import type { Telegraf } from "telegraf";
-import type { CardPublisher } from "../../bot/chat/types";
+import type { CardPublisher } from "../../bot/surfaces/chat/types";
 import { cardMessage } from "./render";
 
 /** Cards are messages with an inline keyboard; editing replaces the text and the keyboard. */

@@ -1,5 +1,5 @@
-import type { Card } from "../../bot/chat/types";
-import { buttonValue } from "../../bot/chat/types";
+import type { Card } from "../../bot/surfaces/chat/types";
+import { buttonValue } from "../../bot/surfaces/chat/types";
 
 /** The three characters Telegram's HTML parse mode reads; everything else is shown as written. */
 export const escapeTelegram = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -8,8 +8,8 @@ import type {
   ChatTransport,
   CommandName,
   RawHttpRoute,
-} from "../../bot/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/chat/types";
+} from "../../bot/surfaces/chat/types";
+import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
 import { telegramPublisher } from "./publisher";
 import { webhookRoute } from "./webhook";
 

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Telegraf } from "telegraf";
 import type { Update } from "telegraf/types";
-import type { ChatLog, RawHttpRoute } from "../../bot/chat/types";
-import { header } from "../../bot/chat/types";
+import type { ChatLog, RawHttpRoute } from "../../bot/surfaces/chat/types";
+import { header } from "../../bot/surfaces/chat/types";
 
 /** `POST /telegram/webhook`: Telegram sends the secret given to setWebhook in a header; anything else is 403. */
 export function webhookRoute(bot: Telegraf, secret: string, log: ChatLog): RawHttpRoute {

@@ -11,7 +11,7 @@ import {
 } from "../../policy/delivery";
 import { type Faults, NO_FAULTS } from "../../policy/faults";
 import { type AttemptResult, type MetricsSink, NO_METRICS } from "../../policy/metrics-sink";
-import type { Store } from "../../store/client";
+import type { Store } from "../../store/connection/client";
 import { pausedScopes, readControls } from "../../store/control/gate";
 import { type Controls, gateOf, gateScopes } from "../../store/control/records";
 import { claimDueItems } from "../../store/outbox/claim";

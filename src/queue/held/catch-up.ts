@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import type { MetricsSink } from "../../policy/metrics-sink";
 import { dueTimesBetween } from "../../policy/schedule";
-import type { Store } from "../../store/client";
+import type { Store } from "../../store/connection/client";
 import { checkGate } from "../../store/control/gate";
+import { recordMissed } from "../../store/held/occurrences";
 import { openRecoveryRelease } from "../../store/held/releases";
-import { recordMissed } from "../../store/occurrences";
-import { cadenceOf, type StoredTrigger } from "../../store/triggers";
+import { cadenceOf, type StoredTrigger } from "../../store/held/triggers";
 
 export interface FireDeps {
   store: Store;

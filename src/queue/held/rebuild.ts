@@ -1,10 +1,10 @@
 import type { Queue } from "bullmq";
 import type { Logger } from "pino";
-import type { Store } from "../../store/client";
-import { drainingScopes, scopesWithUntil } from "../../store/drain";
+import type { Store } from "../../store/connection/client";
+import { drainingScopes, scopesWithUntil } from "../../store/control/drain";
+import { uncoveredHeldAgents } from "../../store/held/held-summary";
 import { openRecoveryRelease, openReleaseIds } from "../../store/held/releases";
-import { uncoveredHeldAgents } from "../../store/held-summary";
-import { allTriggers } from "../../store/triggers";
+import { allTriggers } from "../../store/held/triggers";
 import { catchUpTrigger } from "./catch-up";
 import { type ControlJobs, scheduleTrigger } from "./schedules";
 

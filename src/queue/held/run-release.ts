@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
 import { releaseLeaseName } from "../../policy/ids";
 import type { MetricsSink } from "../../policy/metrics-sink";
-import type { Store } from "../../store/client";
+import type { Store } from "../../store/connection/client";
+import { dropLease, takeLease } from "../../store/connection/leases";
+import { pumpEvents } from "../../store/held/inbox-pump";
+import { releaseCounts } from "../../store/held/release-counts";
 import { ReleaseRaceError, releaseNextBatch } from "../../store/held/releases";
-import { pumpEvents } from "../../store/inbox-pump";
-import { dropLease, takeLease } from "../../store/leases";
-import { releaseCounts } from "../../store/release-counts";
 
 export interface ReleaseDeps {
   store: Store;

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { jobId, schedulerId } from "../../policy/ids";
-import type { StoredTrigger } from "../../store/triggers";
+import type { StoredTrigger } from "../../store/held/triggers";
 
 /**
  * BullMQ's `every` counts from registration unless given an `offset`: with one, it fires at

@@ -1,4 +1,4 @@
-import type { Store } from "../../store/client";
+import type { Store } from "../../store/connection/client";
 import { recordTicks, type Tick, type TickBatchResult, type TickIntake } from "../../store/held/tick-batch";
 
 export interface TickBatcher {

@@ -1,6 +1,6 @@
 import type { GateVerdict } from "../../policy/gate";
 import { agentScope, tenantScope } from "../../policy/ids";
-import type { Store } from "../client";
+import type { Store } from "../connection/client";
 import { type Controls, controlsStep, gateOf, notRunningStep, type StoredControl } from "./records";
 
 /** Many control records in one indexed read (the gate for a batch of work). */

@@ -1,6 +1,6 @@
 import { userId } from "../../policy/ids";
-import type { Db } from "../client";
-import type { KnownAgent } from "../directory";
+import type { Db } from "../connection/client";
+import type { KnownAgent } from "../directory/directory";
 
 /**
  * The user ids behind each `notify` entry, for one agent: its roles, the tenant's admins, or a named user

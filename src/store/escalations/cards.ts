@@ -1,4 +1,4 @@
-import type { Db } from "../client";
+import type { Db } from "../connection/client";
 
 /** A ping card in a chat: claimed (messageId null) before the post, so a retry never posts it twice. */
 export interface StoredPingCard {

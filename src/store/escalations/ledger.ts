@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Step } from "../../policy/escalation";
 import { stateAfterPing } from "../../policy/escalation";
 import { escalationId } from "../../policy/ids";
-import type { Db, Store } from "../client";
+import type { Db, Store } from "../connection/client";
 import { count, rows, sqlText } from "../connection/sql";
 import type { StoredEscalation } from "./records";
 

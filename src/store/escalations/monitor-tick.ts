@@ -1,5 +1,5 @@
 import { MONITOR_TICK_SETTING } from "../../policy/ids";
-import type { Store } from "../client";
+import type { Store } from "../connection/client";
 
 /** Records the monitor's tick time (any process's), for the metrics gauge and for operators. */
 export async function recordMonitorTick(store: Store, at: Date): Promise<void> {

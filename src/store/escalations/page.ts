@@ -1,6 +1,6 @@
 import type { EscalationState } from "../../policy/escalation";
-import type { Db } from "../client";
-import { type Page, paged } from "../pages";
+import type { Db } from "../connection/client";
+import { type Page, paged } from "../lists/pages";
 import { type StoredEscalation, toEscalation } from "./records";
 
 export interface EscalationKey {

@@ -1,4 +1,4 @@
-import type { Db } from "../client";
+import type { Db } from "../connection/client";
 
 export const ESCALATION_BUTTONS = ["escalation.ack", "escalation.takeover"];
 

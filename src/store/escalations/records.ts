@@ -1,5 +1,5 @@
 import type { EscalationKind, EscalationPolicy, EscalationState, LedgerEntry } from "../../policy/escalation";
-import type { Db } from "../client";
+import type { Db } from "../connection/client";
 
 /** An escalation as stored, with its ledger. */
 export interface StoredEscalation {

@@ -1,7 +1,7 @@
 import type { EscalationKind } from "../../policy/escalation";
 import { escalationItemKey } from "../../policy/ids";
-import type { Db } from "../client";
-import { countHeldWork, UNDELIVERED } from "../held-work";
+import type { Db } from "../connection/client";
+import { countHeldWork, UNDELIVERED } from "../held/held-work";
 
 /** Something that waits on a person now, whether or not it is stale yet. */
 export interface Wait {

@@ -1,5 +1,5 @@
 import { agentScope } from "../../policy/ids";
-import type { Db } from "../client";
+import type { Db } from "../connection/client";
 
 export type TakeOverOutcome = "assigned" | "already_reviewer" | "not_waiting";
 

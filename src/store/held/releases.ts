@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { releaseLeaseName } from "../../policy/ids";
-import type { Db, Store, Tx } from "../client";
+import type { Db, Store, Tx } from "../connection/client";
 import { checkGate } from "../control/gate";
 import { releaseStep } from "./release-step";
 

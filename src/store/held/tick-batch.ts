@@ -1,13 +1,13 @@
 import crypto from "node:crypto";
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
-import type { Store } from "../client";
+import type { Store } from "../connection/client";
 import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
 import { insertOutboxRow, type NewOutboxRow } from "../outbox/insert";
 import { type Claim, plannedItem } from "../outbox/types";
-import { cadenceOf, type StoredTrigger } from "../triggers";
 import { openRecoveryRelease } from "./releases";
+import { cadenceOf, type StoredTrigger } from "./triggers";
 
 export interface Tick {
   triggerId: string;

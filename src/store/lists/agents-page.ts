@@ -1,6 +1,6 @@
-import type { Db } from "../client";
-import { type KnownAgent, toKnownAgent } from "../directory";
-import { type Page, paged } from "../pages";
+import type { Db } from "../connection/client";
+import { type KnownAgent, toKnownAgent } from "../directory/directory";
+import { type Page, paged } from "./pages";
 
 /** A tenant's agents by name, through the unique (tenantId, name). */
 export async function agentsPage(

@@ -1,5 +1,5 @@
-import type { Db } from "../client";
-import { type Page, paged } from "../pages";
+import type { Db } from "../connection/client";
+import { type Page, paged } from "./pages";
 
 /** Where an audited act is recorded: the control audit, the decision events, the outbox reconciliations. */
 export const AUDIT_SOURCES = ["control", "decision", "reconcile"] as const;

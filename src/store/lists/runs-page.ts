@@ -1,7 +1,7 @@
 import type { RunState } from "../../policy/approval";
-import type { Db } from "../client";
-import { type Page, paged } from "../pages";
-import { type RunRecord, toRunRecord } from "../runs";
+import { type RunRecord, toRunRecord } from "../approvals/runs";
+import type { Db } from "../connection/client";
+import { type Page, paged } from "./pages";
 
 /** A runs page's sort key: newest first, ties by id. */
 export interface RunKey {

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Store } from "../client";
+import type { Store } from "../connection/client";
 import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxRow, outboxItemOf } from "./types";
 

@@ -1,4 +1,4 @@
-import type { Db, Store } from "../client";
+import type { Db, Store } from "../connection/client";
 import { count, type Dialect, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxItem, type OutboxRow, outboxItemOf } from "./types";
 

@@ -1,4 +1,4 @@
-import type { Store, Tx } from "../client";
+import type { Store, Tx } from "../connection/client";
 import { insertOutboxRow } from "./insert";
 import type { PlannedDelivery } from "./types";
 

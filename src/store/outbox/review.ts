@@ -1,4 +1,4 @@
-import type { Db } from "../client";
+import type { Db } from "../connection/client";
 import type { OutboxItem, OutboxState } from "./types";
 
 /** Which NEEDS_REVIEW items a bulk reconcile takes: all of the tenant's, narrowed by each filter given. */

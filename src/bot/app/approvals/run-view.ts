@@ -1,0 +1,154 @@
+import { deliveryClass } from "../../../policy/delivery-class";
+import { agentNameOf as agentName } from "../../../policy/ids";
+import { runName } from "../../../policy/run-ids";
+import { findDeciding } from "../../../store/approvals/decisions";
+import type { RunRecord } from "../../../store/approvals/runs";
+import type { Db } from "../../../store/connection/client";
+import { type KnownUser, userName } from "../../../store/directory/directory";
+import { agentsLedBy, userNames } from "../../../store/directory/users";
+import { findRunDelivery } from "../../../store/outbox/review";
+import type { OutboxItem } from "../../../store/outbox/types";
+
+/** What an agent, a reviewer or a chat card sees of an outbox item. */
+export interface DeliveryView {
+  key: string;
+  state: OutboxItem["state"];
+  destination: string;
+  contract: string;
+  digest: string | null;
+  attempts: number;
+  firstDispatchedAt: string | null;
+  lastAttemptAt: string | null;
+  lastResult: string | null;
+  observedAt: string | null;
+}
+
+/** A run waiting for (or past) a human decision on a packet. `checkpoint` only when the agent named one. */
+export interface ApprovalRunView {
+  kind: "approval";
+  id: string;
+  agent: string;
+  operation: string;
+  destination: string;
+  /** The approval state; the delivery state is `delivery.state`. */
+  state: RunRecord["state"];
+  version: number;
+  digest: string;
+  checkpoint?: string;
+  vars: Record<string, unknown>;
+  deadline: string | null;
+  reviewers: string[];
+  decision?: { eventId: string; action: string; result: string; by: string | null; at: string };
+  delivery?: DeliveryView;
+  updatedAt: string;
+}
+
+/** A run that only moves through the agent's named checkpoints (created by a state delta): no packet. */
+export interface CheckpointRunView {
+  kind: "checkpoint";
+  id: string;
+  agent: string;
+  state: "active" | "completed";
+  checkpoint: string;
+  vars: Record<string, unknown>;
+  updatedAt: string;
+}
+
+export type RunView = ApprovalRunView | CheckpointRunView;
+
+/** State deltas create runs in these states; approval runs never are in them. */
+const CHECKPOINT_STATES: readonly string[] = ["active", "completed"];
+
+/** A run created by the agent's state deltas, with no packet to decide on. */
+export const isCheckpointRun = (run: RunRecord): boolean => CHECKPOINT_STATES.includes(run.state) && !!run.checkpoint;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/**
+ * Whether a user sees the full `lastResult` of an agent's deliveries: its principal and admins do; other
+ * members, reviewers and the agent's own key see the class of failure only.
+ */
+export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: string): Promise<boolean> {
+  return user.isAdmin || (await agentsLedBy(db, user.id)).has(agentId);
+}
+
+/**
+ * Whether a reader of a run sees its packet: its assigned reviewers (they decide on it), its agent's
+ * principal, admins, and the agent's own key (it wrote the packet). Other members and supervisors see the
+ * run's digest only.
+ */
+export async function seesPacket(
+  db: Db,
+  reader: { kind: "agent" } | { kind: "user"; user: KnownUser },
+  run: RunRecord,
+): Promise<boolean> {
+  if (reader.kind === "agent") return true;
+  return run.reviewers.includes(reader.user.id) || (await seesDeliveryDetail(db, reader.user, run.agentId));
+}
+
+/** `detail`: the full last result (principal, admin), or only its class. */
+export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
+  return {
+    key: item.id,
+    state: item.state,
+    destination: item.destination,
+    contract: item.contract,
+    digest: item.digest,
+    attempts: item.attempts,
+    firstDispatchedAt: iso(item.firstDispatchedAt),
+    lastAttemptAt: iso(item.lastAttemptAt),
+    lastResult: detail ? item.lastResult : deliveryClass(item.state, item.lastResult),
+    observedAt: iso(item.observedAt),
+  };
+}
+
+export async function runView(db: Db, run: RunRecord, detail = false): Promise<RunView> {
+  if (isCheckpointRun(run) && run.checkpoint) {
+    return {
+      kind: "checkpoint",
+      id: runName(run.tenantId, run.id),
+      agent: agentName(run.agentId),
+      state: run.state as CheckpointRunView["state"],
+      checkpoint: run.checkpoint,
+      vars: run.vars,
+      updatedAt: run.updatedAt.toISOString(),
+    };
+  }
+  return approvalRunView(db, run, detail);
+}
+
+export async function approvalRunView(db: Db, run: RunRecord, detail = false): Promise<ApprovalRunView> {
+  const [deciding, delivery, names] = await Promise.all([
+    findDeciding(db, run.id),
+    findRunDelivery(db, run.id),
+    userNames(db, run.reviewers),
+  ]);
+  const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
+  return {
+    kind: "approval",
+    id: runName(run.tenantId, run.id),
+    agent: agentName(run.agentId),
+    operation: run.operation,
+    destination: run.destination,
+    state: run.state,
+    version: run.version,
+    digest: run.digest,
+    ...(run.checkpoint ? { checkpoint: run.checkpoint } : {}),
+    vars: run.vars,
+    deadline: iso(run.deadline),
+    reviewers,
+    ...(deciding
+      ? {
+          decision: {
+            eventId: deciding.eventId,
+            action: deciding.action,
+            result: deciding.result,
+            by: deciding.actorId ? (names.get(deciding.actorId) ?? (await userName(db, deciding.actorId))) : null,
+            at: deciding.at.toISOString(),
+          },
+        }
+      : {}),
+    ...(delivery ? { delivery: deliveryView(delivery, detail) } : {}),
+    updatedAt: run.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,80 @@
+import type { ResumeActor, ResumeRefusal } from "../../../policy/resume";
+import { decideResume } from "../../../policy/resume";
+import type { AuditEntry } from "../../../store/control/change";
+import { changeControl } from "../../../store/control/change";
+import { openRelease } from "../../../store/held/releases";
+import type { HandlerContext } from "../context";
+
+export interface ReleasingResume {
+  scope: string;
+  tenantId: string;
+  /** null for a tenant-wide resume. */
+  agentId: string | null;
+  actor: ResumeActor;
+  actorId: string | null;
+  /** A refusal found before the rules run (a non-admin resuming a tenant). */
+  refuse?: "forbidden";
+  /**
+   * The control record's version the resumer saw (a chat preflight): any other version is `stale`, checked in
+   * the same transaction as the write, so a used or outdated Confirm never resumes.
+   */
+  expectedVersion?: number;
+}
+
+export type ReleasingOutcome = "resumed" | ResumeRefusal | "stale";
+
+/**
+ * Resume is a release, not a flip (design.md section 10): the control row and the release record commit in
+ * one transaction, then the release job is announced. Shared by the agent and the tenant resume.
+ */
+export async function resumeAsRelease(
+  ctx: HandlerContext,
+  resume: ReleasingResume & { expectedVersion?: undefined },
+): Promise<{ outcome: Exclude<ReleasingOutcome, "stale">; releaseId: string | undefined }>;
+export async function resumeAsRelease(
+  ctx: HandlerContext,
+  resume: ReleasingResume,
+): Promise<{ outcome: ReleasingOutcome; releaseId: string | undefined }>;
+export async function resumeAsRelease(ctx: HandlerContext, resume: ReleasingResume) {
+  let releaseId: string | undefined;
+  const audit = (outcome: string, holdLevel?: string): AuditEntry => ({
+    action: "resume",
+    actorId: resume.actorId,
+    outcome,
+    ...(holdLevel ? { holdLevel } : {}),
+  });
+  const outcome = await changeControl<ReleasingOutcome>(
+    ctx.store.db,
+    resume.scope,
+    (current) => {
+      releaseId = undefined; // a retried transaction starts over
+      if (resume.refuse) return { next: null, result: resume.refuse, audit: audit(resume.refuse) };
+      if (resume.expectedVersion !== undefined && current.version !== resume.expectedVersion) {
+        return { next: null, result: "stale", audit: audit("stale", current.holdLevel) };
+      }
+      const decision = decideResume(current, resume.actor);
+      return {
+        next: decision.outcome === "resumed" ? decision.next : null,
+        result: decision.outcome,
+        audit: audit(decision.outcome, current.holdLevel),
+      };
+    },
+    undefined,
+    async (tx, result, before) => {
+      if (result !== "resumed") return;
+      releaseId = await openRelease(tx, {
+        tenantId: resume.tenantId,
+        agentId: resume.agentId,
+        requestedBy: resume.actorId ?? "scheduler",
+        heldSince: before.setAt,
+        now: ctx.now(),
+      });
+    },
+  );
+  if (releaseId) {
+    ctx.events.emit("control.changed", resume.scope);
+    ctx.metrics?.releaseStarted();
+    ctx.events.emit("release.opened", releaseId);
+  }
+  return { outcome, releaseId };
+}

@@ -1,0 +1,191 @@
+import { z } from "zod";
+import type { RunState } from "../../../policy/approval";
+import { pageAnswer, readCursor } from "../../../policy/cursor";
+import { agentNameOf } from "../../../policy/ids";
+import { runName } from "../../../policy/run-ids";
+import type { RunRecord } from "../../../store/approvals/runs";
+import { findAgent, type KnownUser } from "../../../store/directory/directory";
+import { userNames } from "../../../store/directory/users";
+import { agentsPage } from "../../../store/lists/agents-page";
+import { AUDIT_SOURCES, type AuditRow, auditPage } from "../../../store/lists/audit-page";
+import { runsPage } from "../../../store/lists/runs-page";
+import { isCheckpointRun } from "../approvals/run-view";
+import type { HandlerContext } from "../context";
+import type { ControlView } from "../control/control-view";
+import { agentStatus } from "../control/status";
+
+/**
+ * The operator's lists (GET /v1/agents, /v1/runs, /v1/audit, and the web console): plain handlers over one
+ * tenant. Each answers a keyset page `{ items, nextCursor }`, or why the request cannot be answered.
+ */
+export const RUN_STATES = ["waiting", "approved", "denied", "expired", "active", "completed"] as const;
+export const DEFAULT_PAGE = 100;
+
+export interface PageRequest {
+  /** 1-500; default 100. */
+  limit?: number;
+  /** `nextCursor` of the previous page of the same list. */
+  cursor?: string;
+}
+export interface RunsListFilter extends PageRequest {
+  state?: (typeof RUN_STATES)[number];
+  agent?: string;
+  /** `me`: only runs the caller is an assigned reviewer of. */
+  reviewer?: "me";
+}
+export interface AuditListFilter extends PageRequest {
+  agent?: string;
+  since?: Date;
+}
+
+export type ListResult<T> =
+  | { kind: "page"; items: T[]; nextCursor: string | null }
+  | { kind: "invalid" | "not_found"; field: "cursor" | "agent"; message: string };
+
+export interface AgentListItem extends Omit<ControlView, "agent"> {
+  name: string;
+  tenantPaused: boolean;
+  held: Awaited<ReturnType<typeof agentStatus>>["held"];
+}
+
+export interface RunListItem {
+  id: string;
+  agent: string;
+  kind: "approval" | "checkpoint";
+  state: string;
+  operation: string | null;
+  destination: string | null;
+  version: number;
+  digest: string | null;
+  checkpoint: string | null;
+  deadline: string | null;
+  reviewers: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An audited act (docs/operator-api.md#audit). `id` is stable: `<source>:<the source's own key>`. */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  source: AuditRow["source"];
+  agent: string | null;
+  actor: string | null;
+  action: string;
+  outcome: string;
+  detail: AuditRow["detail"];
+}
+
+const AgentCursor = z.string().min(1).max(200);
+const TimeKey = z.iso.datetime().transform((s) => new Date(s));
+const RunCursor = z.object({ createdAt: TimeKey, id: z.string().max(300) }).strict();
+const AuditCursor = z
+  .object({
+    at: TimeKey,
+    source: z.enum(AUDIT_SOURCES),
+    id: z.union([z.number().int(), z.tuple([z.string().max(300), z.string().max(300)])]),
+  })
+  .strict();
+
+const badCursor = { kind: "invalid", field: "cursor", message: "not a cursor from this list" } as const;
+const agentName = (agentId: string | null) => (agentId ? agentNameOf(agentId) : null);
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export async function listAgents(
+  ctx: HandlerContext,
+  user: KnownUser,
+  page: PageRequest = {},
+): Promise<ListResult<AgentListItem>> {
+  const cursor = readCursor(AgentCursor, page.cursor);
+  if (!cursor.ok) return badCursor;
+  const found = await agentsPage(ctx.store.db, user.tenantId, { limit: page.limit ?? DEFAULT_PAGE, after: cursor.key });
+  const items = await Promise.all(
+    found.items.map(async (agent) => {
+      const status = await agentStatus(ctx, agent);
+      const { agent: name, ...control } = status.control;
+      return { name, ...control, tenantPaused: status.tenantPaused, held: status.held };
+    }),
+  );
+  return { kind: "page", ...pageAnswer(items, found.next) };
+}
+
+type Refusal = Exclude<ListResult<never>, { kind: "page" }>;
+
+/**
+ * What every filtered list checks first: the cursor is one of this list's, and an agent named in the filter
+ * is one of the caller's tenant's (another tenant's is not found).
+ */
+async function openList<K extends z.ZodType>(
+  ctx: HandlerContext,
+  user: KnownUser,
+  cursorSchema: K,
+  filter: PageRequest & { agent?: string },
+): Promise<{ after: z.infer<K> | undefined; agentId: string | undefined; limit: number } | Refusal> {
+  const cursor = readCursor(cursorSchema, filter.cursor);
+  if (!cursor.ok) return badCursor;
+  const agent = filter.agent === undefined ? undefined : await findAgent(ctx.store.db, user.tenantId, filter.agent);
+  if (agent === null) return { kind: "not_found", field: "agent", message: `no agent '${filter.agent}'` };
+  return { after: cursor.key, agentId: agent?.id, limit: filter.limit ?? DEFAULT_PAGE };
+}
+
+export async function listRuns(
+  ctx: HandlerContext,
+  user: KnownUser,
+  filter: RunsListFilter = {},
+): Promise<ListResult<RunListItem>> {
+  const list = await openList(ctx, user, RunCursor, filter);
+  if ("kind" in list) return list;
+  const { db } = ctx.store;
+  const found = await runsPage(db, user.tenantId, {
+    ...list,
+    state: filter.state as RunState | undefined,
+    reviewerId: filter.reviewer === "me" ? user.id : undefined,
+  });
+  const names = await userNames(db, [...new Set(found.items.flatMap((run) => run.reviewers))]);
+  const items = found.items.map((run) => runListItem(run, names));
+  return { kind: "page", ...pageAnswer(items, found.next) };
+}
+
+function runListItem(run: RunRecord, names: Map<string, string>): RunListItem {
+  return {
+    id: runName(run.tenantId, run.id),
+    agent: agentName(run.agentId)!,
+    kind: isCheckpointRun(run) ? "checkpoint" : "approval",
+    state: run.state,
+    operation: run.operation || null,
+    destination: run.destination || null,
+    version: run.version,
+    digest: run.digest || null,
+    checkpoint: run.checkpoint,
+    deadline: iso(run.deadline),
+    reviewers: run.reviewers.map((id) => names.get(id) ?? id),
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+  };
+}
+
+export async function listAudit(
+  ctx: HandlerContext,
+  user: KnownUser,
+  filter: AuditListFilter = {},
+): Promise<ListResult<AuditEntry>> {
+  const list = await openList(ctx, user, AuditCursor, filter);
+  if ("kind" in list) return list;
+  const { db } = ctx.store;
+  const found = await auditPage(db, user.tenantId, { ...list, since: filter.since });
+  const actors = await userNames(db, [...new Set(found.items.flatMap((row) => (row.actorId ? [row.actorId] : [])))]);
+  const items = found.items.map((row) => ({
+    id: `${row.source}:${Array.isArray(row.id) ? `${runName(user.tenantId, row.id[0])}:${row.id[1]}` : row.id}`,
+    at: row.at.toISOString(),
+    source: row.source,
+    agent: agentName(row.agentId),
+    actor: row.actorId ? (actors.get(row.actorId) ?? row.actorId) : null,
+    action: row.action,
+    outcome: row.outcome,
+    detail:
+      row.source === "decision"
+        ? { ...row.detail, runId: runName(user.tenantId, String(row.detail.runId)) }
+        : row.detail,
+  }));
+  return { kind: "page", ...pageAnswer(items, found.next) };
+}

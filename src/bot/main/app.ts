@@ -1,0 +1,204 @@
+import crypto from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { httpTransport } from "../../queue/delivery/http-transport";
+import { connectRedis, type RedisHandle } from "../../queue/redis";
+import { startRetention } from "../../queue/retention";
+import { openStore, pingDatabase, type Store } from "../../store/connection/client";
+import { describeDatabaseUrl } from "../../store/connection/database-url";
+import { agreedSetting } from "../../store/connection/leases";
+import { migrateDatabase } from "../../store/connection/migrate";
+import { claimDatabaseFile } from "../../store/connection/sqlite-claim";
+import { syncDirectory } from "../../store/directory/directory";
+import { lastMonitorTickAt } from "../../store/escalations/monitor-tick";
+import type { HandlerContext } from "../app/context";
+import { HoldfastEvents } from "../app/events";
+import { alignTriggersWithConfig } from "../app/held/trigger-config";
+import { conversationPoster } from "../surfaces/chat/conversation";
+import { buildHttpServer, type HealthReport } from "../surfaces/http/server";
+import { startApprovalScheduling } from "./approvals-wiring";
+import { startChat } from "./chat-wiring";
+import { type DirectoryFile, loadDirectoryFile } from "./config/directory-file";
+import type { HoldfastEnv } from "./config/env";
+import { unsignedAgents } from "./config/outbound-config";
+import { wireConsole } from "./console-wiring";
+import { crashFaults } from "./crash-hook";
+import { type EscalationWiring, startEscalations } from "./escalation-wiring";
+import { startHeld } from "./held-wiring";
+import { createMetrics } from "./metrics";
+
+export interface HoldfastApp {
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  redis: RedisHandle;
+  /** The stale-wait monitor (its `tick()` is what each scheduled job runs). */
+  escalations: EscalationWiring;
+  /** The port the API listens on (useful when PORT=0). */
+  port: number;
+  /** Work under way now, for a shutdown that must say what it leaves behind. */
+  inFlight(): { deliveries: number };
+  stop(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  env: HoldfastEnv;
+  log: Logger;
+  now?: () => Date;
+  /** Project root, for the example config. */
+  root?: string;
+  /** The raw environment, for chat platform credentials (NAME or NAME_FILE). Absent: no chat platforms. */
+  processEnv?: NodeJS.ProcessEnv;
+}
+
+/** Wires the process: migrate, load the directory, connect Redis, serve the API. */
+export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> {
+  const { env, log } = options;
+  const root = options.root ?? process.cwd();
+  const releaseDatabaseFile = claimDatabaseFile(env.DATABASE_URL);
+  let applied: string[];
+  let directory: DirectoryFile;
+  let configFile = env.HOLDFAST_CONFIG;
+  try {
+    applied = await migrateDatabase(env.DATABASE_URL);
+    configFile ??= path.join(root, "holdfast.example.yaml");
+    directory = loadDirectoryFile(configFile);
+  } catch (error) {
+    releaseDatabaseFile();
+    throw error;
+  }
+  const schema = applied.length ? `${applied.length} migrations applied` : "schema up to date";
+  log.info({ applied }, `database: ${describeDatabaseUrl(env.DATABASE_URL)} (${schema})`);
+
+  if (!env.HOLDFAST_CONFIG)
+    log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
+
+  const store: Store = openStore(env.DATABASE_URL);
+  const cleanups: Array<() => Promise<unknown>> = [() => store.close(), async () => releaseDatabaseFile()];
+  try {
+    await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
+    await syncDirectory(store, directory);
+    const tenants = directory.tenants.map((t) => t.id);
+    log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
+    for (const agent of unsignedAgents(directory))
+      log.warn({ agent }, `agent ${agent} has no signingSecret: its deliveries carry no webhook-signature`);
+    const redis = await connectRedis(env.REDIS_URL, log);
+    cleanups.unshift(() => redis.close());
+    log.info({}, `redis: ${redis.description}`);
+    const now = options.now ?? (() => new Date());
+    const faults = crashFaults(env.HOLDFAST_CRASH_AT);
+    // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
+    const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
+    const ctx: HandlerContext = {
+      store,
+      log,
+      now,
+      events: new HoldfastEvents(),
+      faults,
+      metrics: metrics.sink,
+      drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
+    };
+    metrics.listen(ctx.events);
+    const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
+    cleanups.unshift(stopScheduling);
+    // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
+    await alignTriggersWithConfig(ctx);
+    const transport = httpTransport(undefined, directory.signingKeys);
+    cleanups.unshift(async () => transport.close?.());
+    const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
+    const held = await startHeld(ctx, {
+      instanceId,
+      redisUrl: redis.url,
+      prefix: env.HOLDFAST_QUEUE_PREFIX,
+      faults,
+      releaseBatch: env.HOLDFAST_RELEASE_BATCH,
+      delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
+    });
+    cleanups.unshift(() => held.stop());
+    const prefix = env.HOLDFAST_QUEUE_PREFIX;
+    const retention = await startRetention({ store, redisUrl: redis.url, prefix, log, now, ...directory.retention });
+    cleanups.unshift(() => retention.close());
+    const http = buildHttpServer({
+      ctx,
+      health: () => checkHealth(store, redis),
+      metrics,
+      metricsToken: env.HOLDFAST_METRICS_TOKEN,
+    });
+    const postConversation = conversationPoster(directory.signingKeys);
+    const web = wireConsole({
+      ctx,
+      http,
+      exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
+      publicUrl: env.HOLDFAST_PUBLIC_URL,
+    });
+    const chat = await startChat({
+      env: options.processEnv ?? {},
+      ctx,
+      http,
+      postConversation,
+      consoleLink: web.consoleLink,
+    });
+    web.mount(chat.router);
+    cleanups.unshift(() => chat.stop());
+    log.info(
+      { platforms: chat.enabled },
+      `chat platforms: ${chat.enabled.length ? chat.enabled.join(", ") : "none: API and console only"}`,
+    );
+    await http.listen({ port: env.PORT, host: env.HOST });
+    cleanups.unshift(() => http.close());
+    const address = http.server.address();
+    const port = typeof address === "object" && address ? address.port : env.PORT;
+    const url = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST}:${port}`;
+    const escalations = await startEscalations(ctx, {
+      publishers: chat.publishers,
+      publicUrl: env.HOLDFAST_PUBLIC_URL ?? url, // as the console links
+      redisUrl: redis.url,
+      prefix,
+      everyMs: env.HOLDFAST_MONITOR_INTERVAL,
+    });
+    cleanups.unshift(() => escalations.stop());
+    log.info(
+      { port, url, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
+      `holdfast is serving at ${url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
+    );
+    const demoLine = await web.listening(url);
+    if (demoLine) log.info({ demo: true }, demoLine);
+    const inFlight = () => ({ deliveries: held.delivery.inFlight() });
+    return { ctx, http, redis, escalations, port, inFlight, stop: () => runCleanups(cleanups) };
+  } catch (error) {
+    await runCleanups(cleanups);
+    throw error;
+  }
+}
+
+export class DeploymentMismatchError extends Error {
+  readonly code = "deployment_mismatch";
+}
+
+/**
+ * Every process sharing a database must share the queue prefix: release jobs, job schedulers and the
+ * Redis-loss sentinel live under it, so a process on another prefix would never see them. The first process
+ * records its prefix; a later one with another refuses to start.
+ */
+async function agreeOnQueuePrefix(store: Store, prefix: string): Promise<void> {
+  const agreed = await agreedSetting(store, "queuePrefix", prefix);
+  if (agreed !== prefix) {
+    throw new DeploymentMismatchError(
+      `HOLDFAST_QUEUE_PREFIX is "${prefix}" but this database's deployment uses "${agreed}": every process on one database must use the same prefix`,
+    );
+  }
+}
+
+async function runCleanups(cleanups: Array<() => Promise<unknown>>): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
+}
+
+async function checkHealth(store: Store, redis: RedisHandle): Promise<HealthReport> {
+  const database = await pingDatabase(store).then(
+    () => "ok" as const,
+    (error: Error) => `unreachable: ${error.message.split("\n")[0]}`,
+  );
+  const redisCheck = (await redis.ping()) ? ("ok" as const) : "unreachable: no PONG within 1 s";
+  return { ok: database === "ok" && redisCheck === "ok", checks: { database, redis: redisCheck } };
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from "fastify";
+import type { KnownUser } from "../../store/directory/directory";
+import type { HandlerContext } from "../app/context";
+import { seedDemo } from "../app/demo/seed";
+import type { ChatRouter } from "../surfaces/chat/types";
+import { registerDemoReceiver } from "../surfaces/console/demo-receiver";
+import { registerConsole } from "../surfaces/console/server";
+import { createSignInPath } from "../surfaces/console/session";
+
+export interface ConsoleWiringOptions {
+  ctx: HandlerContext;
+  http: FastifyInstance;
+  /** The example config file when the bot runs on it (HOLDFAST_CONFIG unset): only then is a demo seeded. */
+  exampleConfig: string | null;
+  /** HOLDFAST_PUBLIC_URL: the console's address as people reach it (default: the address the bot listens on). */
+  publicUrl?: string;
+}
+
+export interface ConsoleWiring {
+  /** For `/console` in chat: a one-time sign-in link. */
+  consoleLink(user: KnownUser): Promise<string>;
+  /** Mounts the console (and, on the example config, the demo receiver) before the server listens. */
+  mount(router: ChatRouter): void;
+  /** Once listening: seeds the demo on the example config and returns its start line; null otherwise. */
+  listening(url: string): Promise<string | null>;
+}
+
+export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
+  const { ctx, http, exampleConfig } = options;
+  let baseUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  return {
+    consoleLink: async (user) => `${baseUrl}${await createSignInPath(ctx, user)}`,
+    mount(router) {
+      const demoHint = exampleConfig
+        ? "Demo: the start log prints a one-time link for alice; the others' demo keys are in holdfast.example.yaml (rita demo-key-acme-rita-0004 is the reviewer)."
+        : undefined;
+      registerConsole(http, { ctx, router, demoHint });
+      if (exampleConfig) registerDemoReceiver(http, ctx);
+    },
+    async listening(url) {
+      if (!options.publicUrl) baseUrl = url;
+      return exampleConfig ? seedDemo(ctx, { configFile: exampleConfig, baseUrl }) : null;
+    },
+  };
+}

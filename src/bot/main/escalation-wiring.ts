@@ -1,0 +1,63 @@
+import { startMonitorQueue } from "../../queue/monitor";
+import type { HandlerContext } from "../app/context";
+import { createEscalationMonitor, type EscalationMonitor } from "../app/escalation/monitor-tick";
+import type { CardPublisher, Platform } from "../surfaces/chat/types";
+
+export interface EscalationWiringOptions {
+  publishers: Partial<Record<Platform, CardPublisher>>;
+  publicUrl: string;
+  redisUrl: string;
+  prefix: string;
+  everyMs: number;
+}
+
+export interface EscalationWiring {
+  monitor: EscalationMonitor;
+  stop(): Promise<void>;
+}
+
+/** Changes that come together (a release, a burst of decisions) are looked at in one tick. */
+const HINT_DELAY_MS = 250;
+
+/** The stale-wait monitor on its job scheduler; set again whenever Redis is found emptied. */
+export async function startEscalations(
+  ctx: HandlerContext,
+  options: EscalationWiringOptions,
+): Promise<EscalationWiring> {
+  const monitor = createEscalationMonitor(ctx, options);
+  const queue = await startMonitorQueue({
+    redisUrl: options.redisUrl,
+    prefix: options.prefix,
+    log: ctx.log,
+    everyMs: options.everyMs,
+    onTick: () => monitor.tick(),
+  });
+  const onRebuilt = () =>
+    void queue
+      .ensureScheduled()
+      .catch((error: Error) =>
+        ctx.log.warn({ err: error.message }, "could not set the monitor's scheduler again; it is set at next start"),
+      );
+  ctx.events.on("redis.rebuilt", onRebuilt);
+  // A decision, a resume or a reconcile is a hint to look soon, so a resolved item's pings are settled within
+  // a moment rather than at the next scheduled tick. Only a hint: the tick reads everything from the database.
+  let soon: NodeJS.Timeout | undefined;
+  const onChange = () => {
+    soon ??= setTimeout(() => {
+      soon = undefined;
+      void monitor.tick().catch((error: Error) => ctx.log.warn({ err: error.message }, "monitor tick failed"));
+    }, HINT_DELAY_MS);
+  };
+  ctx.events.on("run.changed", onChange);
+  ctx.events.on("control.changed", onChange);
+  return {
+    monitor,
+    async stop() {
+      clearTimeout(soon);
+      ctx.events.off("redis.rebuilt", onRebuilt);
+      ctx.events.off("run.changed", onChange);
+      ctx.events.off("control.changed", onChange);
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { Agent, request } from "undici";
+import { agentId } from "../../../policy/ids";
+import { signatureHeaders } from "../../../policy/webhook-signature.mjs";
+import { guardedLookup } from "../../../queue/delivery/guarded-lookup.mjs";
+import type { SigningKeys } from "../../../queue/delivery/http-transport";
+import { rememberChatChannel } from "../../../store/chat/buttons";
+import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import type { HandlerContext } from "../../app/context";
+import type { ChatRefusal } from "./refusals";
+import type { ChatMessage } from "./types";
+
+/** What the agent's conversation destination receives for each human message. */
+export interface ConversationEvent {
+  type: "chat.message";
+  tenant: string;
+  agent: string;
+  platform: ChatMessage["actor"]["platform"];
+  /** Reply with POST /v1/agents/:agent/messages { platform, channel, text }. */
+  channel: string;
+  messageId: string;
+  user: string;
+  text: string;
+  isDirect: boolean;
+  receivedAt: string;
+}
+
+/** Posts one event to the agent; true when the agent accepted it (2xx). Injectable for other transports. */
+export type ConversationPoster = (url: string, event: ConversationEvent, idempotencyKey: string) => Promise<boolean>;
+
+const TIMEOUT_MS = 5_000;
+
+/**
+ * Posts over connections whose hostnames go through the address rule, signed with the agent's key when it
+ * has one (Standard Webhooks, `webhook-id` = the Idempotency-Key), like every other delivery.
+ */
+export function conversationPoster(signing: SigningKeys): ConversationPoster {
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup } });
+  return async (url, event, idempotencyKey) => {
+    const body = JSON.stringify(event);
+    const key = signing.get(agentId(event.tenant, event.agent));
+    const signed = key ? signatureHeaders(key, idempotencyKey, Math.floor(Date.now() / 1000), body) : {};
+    const response = await request(url, {
+      method: "POST",
+      dispatcher,
+      headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, ...signed },
+      body,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await response.body.dump();
+    return response.statusCode >= 200 && response.statusCode < 300;
+  };
+}
+
+export const postConversationEvent: ConversationPoster = conversationPoster(new Map());
+
+/**
+ * Human conversation is never held (design.md section 4): this path does not consult the pause gate.
+ * The platform's message id, scoped by channel (Telegram and Slack ids are only unique per chat), is the
+ * Idempotency-Key, so a platform's redelivery of the same message is recognisable by the agent.
+ */
+export async function forwardToAgent(
+  ctx: HandlerContext,
+  post: ConversationPoster,
+  target: { user: KnownUser; agent: KnownAgent; text: string },
+  message: ChatMessage,
+): Promise<ChatRefusal | null> {
+  const { user, agent, text } = target;
+  if (!agent.webhook) return { code: "no_conversation", agent: agent.name };
+  const platform = message.actor.platform;
+  await rememberChatChannel(ctx.store.db, agent.id, platform, message.channelId, ctx.now());
+  const event: ConversationEvent = {
+    type: "chat.message",
+    tenant: user.tenantId,
+    agent: agent.name,
+    platform,
+    channel: message.channelId,
+    messageId: message.messageId,
+    user: user.name,
+    text,
+    isDirect: message.isDirect,
+    receivedAt: ctx.now().toISOString(),
+  };
+  const key = `${platform}:${message.channelId}:${message.messageId}`;
+  const accepted = await post(agent.webhook, event, key).catch((error: Error) => {
+    ctx.log.warn({ agent: agent.id, err: error.message }, "conversation delivery failed");
+    return false;
+  });
+  return accepted ? null : { code: "agent_unreachable", agent: agent.name };
+}

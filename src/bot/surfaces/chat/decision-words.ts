@@ -1,0 +1,55 @@
+import type { RejectReason } from "../../../policy/approval";
+import type { DecideRunResult } from "../../app/approvals/decide-run";
+import { when } from "./words";
+
+/** A click on an approval card, as `approval-flow` saw it: the button's version, and what decideRun said. */
+export interface DecisionNote {
+  outcome: DecideRunResult | { result: "unknown_button" };
+  /** The packet version the clicked card was for. */
+  cardVersion?: number;
+}
+
+const REJECTED: Record<RejectReason, string> = {
+  not_reviewer: "You are not an assigned reviewer of this run, so your click changes nothing.",
+  other_tenant: "This run belongs to another team, so your click changes nothing.",
+  deadline_passed: "The deadline of this run has passed; a decision is no longer accepted.",
+};
+
+/**
+ * The one place an approval click's result becomes words (the sibling of `refusalText`). The code stays
+ * visible at the end so people can quote it.
+ */
+export function decisionNoteText({ outcome, cardVersion }: DecisionNote): string {
+  const run = "run" in outcome ? outcome.run : null;
+  const decided = run?.decision
+    ? `${run.decision.result} by ${run.decision.by ?? "the scheduler"} at ${when(run.decision.at)}`
+    : "";
+  const words = (() => {
+    switch (outcome.result) {
+      case "approved":
+        return `Approved ${run!.operation} (version ${cardVersion ?? run!.version - 1}). The action is queued.`;
+      case "denied":
+        return `Denied ${run!.operation} (version ${cardVersion ?? run!.version - 1}). Nothing will be sent.`;
+      case "duplicate":
+        return `Your decision was already recorded${decided ? `: ${decided}` : ""}. Nothing changed.`;
+      case "conflict":
+        return "This click's id was already used for a different decision; nothing changed.";
+      case "stale":
+        if (outcome.reason === "digest")
+          return `This card's packet does not match version ${outcome.currentVersion} as stored; nothing changed. Decide on the newest card.`;
+        return run!.state === "waiting"
+          ? `This card is for version ${cardVersion ?? "?"}; the packet is now version ${outcome.currentVersion}. Decide on the newest card.`
+          : `This card is for version ${cardVersion ?? "?"}; the run has since been ${decided || run!.state}. Nothing changed.`;
+      case "invalid_state":
+        return `This run is no longer waiting${decided ? ` (${decided})` : ` (${run!.state})`}; nothing changed.`;
+      case "rejected":
+        return REJECTED[outcome.reason ?? "not_reviewer"];
+      case "expired":
+        return `This run expired before a decision${decided ? ` (${decided})` : ""}; nothing changed.`;
+      case "not_found":
+      case "unknown_button":
+        return "This button is no longer valid.";
+    }
+  })();
+  return `${words} (${outcome.result})`;
+}

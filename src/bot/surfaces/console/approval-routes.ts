@@ -1,0 +1,123 @@
+import crypto from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { runName } from "../../../policy/run-ids";
+import type { RunRecord } from "../../../store/approvals/runs";
+import type { KnownUser } from "../../../store/directory/directory";
+import { decideRun } from "../../app/approvals/decide-run";
+import { findTenantRun, storedRunId } from "../../app/approvals/run-ids";
+import { approvalRunView, seesDeliveryDetail } from "../../app/approvals/run-view";
+import type { HandlerContext } from "../../app/context";
+import { listRuns } from "../../app/lists/operator-lists";
+import { outcomeFooter, timeLeft } from "../chat/approval-card";
+import { decisionNoteText } from "../chat/decision-words";
+import { when } from "../chat/words";
+import { formOf } from "./form";
+import { itemsOf } from "./lists";
+import { ok, refused, sendPage } from "./pages";
+import type { ApprovalDetail, Note } from "./views";
+
+/** How many settled runs the page shows, newest first. */
+const SETTLED_SHOWN = 20;
+
+const DecideForm = z.object({
+  run: z.string().min(1).max(300),
+  action: z.enum(["approve", "deny"]),
+  version: z.coerce.number().int().min(1).max(1_000_000),
+  digest: z.string().min(1).max(200),
+  eventId: z.string().regex(/^web:[\w-]{8,64}$/, "not a console decision"),
+});
+
+/** The packet pretty-printed, its `evidence` shown apart. */
+function packetParts(packetJson: string): { packet: string; evidence: string | null } {
+  const packet = JSON.parse(packetJson) as unknown;
+  if (packet && typeof packet === "object" && !Array.isArray(packet) && "evidence" in packet) {
+    const { evidence, ...rest } = packet as Record<string, unknown>;
+    return { packet: JSON.stringify(rest, null, 2), evidence: JSON.stringify(evidence, null, 2) };
+  }
+  return { packet: JSON.stringify(packet, null, 2), evidence: null };
+}
+
+/**
+ * The decision's event id, the same on every drawing of the page for this session and packet version (live
+ * updates redraw it): pressing Approve twice is then one decision and a `duplicate`.
+ */
+const decisionEventId = (csrf: string, runId: string, version: number) =>
+  `web:${crypto.createHash("sha256").update(`${csrf}|${runId}|${version}`).digest("base64url").slice(0, 32)}`;
+
+async function approvalDetail(
+  ctx: HandlerContext,
+  user: KnownUser,
+  csrf: string,
+  run: RunRecord,
+): Promise<ApprovalDetail> {
+  const view = await approvalRunView(ctx.store.db, run, await seesDeliveryDetail(ctx.store.db, user, run.agentId));
+  const now = ctx.now();
+  const open = run.state === "waiting";
+  const decision = view.decision ? { by: view.decision.by, at: new Date(view.decision.at) } : null;
+  const shows = run.state === "approved" || run.state === "denied" || run.state === "expired" ? run.state : null;
+  return {
+    id: runName(run.tenantId, run.id),
+    agent: view.agent,
+    operation: run.operation,
+    destination: run.destination,
+    state: run.state,
+    version: run.version,
+    digest: run.digest,
+    deadline: when(run.deadline),
+    timeLeft: open && run.deadline ? timeLeft(run.deadline, now) : "",
+    ...packetParts(run.packet),
+    reviewers: view.reviewers.join(", "),
+    decide:
+      open && run.reviewers.includes(user.id)
+        ? { version: run.version, digest: run.digest, eventId: decisionEventId(csrf, run.id, run.version) }
+        : null,
+    footer: shows ? outcomeFooter(shows, run.version, decision) : "",
+  };
+}
+
+export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
+
+  /** Every waiting approval of the tenant (buttons only for its assigned reviewers), then the latest settled. */
+  async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = []) {
+    const session = request.consoleSession!;
+    const user = session.user;
+    const [waiting, recent] = await Promise.all([
+      listRuns(ctx, user, { state: "waiting", limit: 100 }).then(itemsOf),
+      listRuns(ctx, user, { limit: 100 }).then(itemsOf),
+    ]);
+    const settled = recent.filter((r) => r.kind === "approval" && r.state !== "waiting").slice(0, SETTLED_SHOWN);
+    const detail = async (id: string) => {
+      const run = await findTenantRun(db, user.tenantId, id);
+      return run ? [await approvalDetail(ctx, user, session.csrfToken, run)] : [];
+    };
+    const page = {
+      waiting: (await Promise.all(waiting.filter((r) => r.kind === "approval").map((r) => detail(r.id)))).flat(),
+      settled: (await Promise.all(settled.map((r) => detail(r.id)))).flat(),
+    };
+    const shown = { title: "Approvals", section: "approvals" as const, path: "/approvals", notes };
+    return sendPage(reply, session, "approvals", shown, page);
+  }
+
+  scope.get("/approvals", async (request, reply) => show(request, reply));
+
+  /** The same decideRun as chat and the API, bound to the version and full digest the page showed. */
+  scope.post("/approvals/decide", async (request, reply) => {
+    const session = request.consoleSession!;
+    const form = formOf(request, session, DecideForm);
+    const runId = await storedRunId(db, session.user.tenantId, form.run);
+    const outcome = await decideRun(ctx, {
+      runId,
+      eventId: form.eventId,
+      action: form.action,
+      version: form.version,
+      digest: form.digest,
+      actor: session.user,
+    });
+    if (outcome.result === "not_found") return show(request, reply, [refused(decisionNoteText({ outcome }))]);
+    const note = decisionNoteText({ outcome, cardVersion: form.version });
+    const took = outcome.result === "approved" || outcome.result === "denied";
+    return show(request, reply, [took ? ok(note) : refused(note)]);
+  });
+}

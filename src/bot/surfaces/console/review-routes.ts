@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { effectiveRole } from "../../../policy/roles";
+import { runName } from "../../../policy/run-ids";
+import { findDeciding } from "../../../store/approvals/decisions";
+import { findAgentById, type KnownUser, standingOf, userName } from "../../../store/directory/directory";
+import { findReviewItems } from "../../../store/outbox/review";
+import type { OutboxItem } from "../../../store/outbox/types";
+import { deliveryView } from "../../app/approvals/run-view";
+import type { HandlerContext } from "../../app/context";
+import { reconcileOutbox } from "../../app/outbox/reconcile-outbox";
+import { RECONCILE_REFUSALS, RESOLUTION_WORDS, when } from "../chat/words";
+import { formOf } from "./form";
+import { ok, refused, sendPage } from "./pages";
+import type { Note, ReviewItem } from "./views";
+
+const ReconcileForm = z.object({
+  key: z.string().min(1).max(300),
+  resolution: z.enum(["delivered", "retry", "abandon"]),
+  note: z.string().trim().min(1, "a note is required").max(1000),
+});
+
+const RESOLUTIONS = ["delivered", "retry", "abandon"] as const;
+
+/** One NEEDS_REVIEW item's three facts: what was intended, what is known, what each resolution does next. */
+async function reviewItem(ctx: HandlerContext, user: KnownUser, item: OutboxItem): Promise<ReviewItem> {
+  const { db } = ctx.store;
+  const agent = await findAgentById(db, item.agentId);
+  const role = agent ? effectiveRole(await standingOf(db, user, agent)) : "none";
+  const canReconcile = role === "principal" || role === "admin";
+  const deciding = item.runId ? await findDeciding(db, item.runId) : null;
+  const view = deliveryView(item, canReconcile);
+  return {
+    key: item.id,
+    agent: agent?.name ?? item.agentId,
+    intended: {
+      digest: item.digest ?? "none (not an approved packet)",
+      run: item.runId ? runName(item.tenantId, item.runId) : "none",
+      approvedBy: deciding
+        ? `${(await userName(db, deciding.actorId)) ?? "the scheduler"} at ${when(deciding.at)}`
+        : "no approval (scheduled or inbound work)",
+    },
+    known: {
+      lastAttemptAt: when(view.lastAttemptAt),
+      lastResult: view.lastResult ?? "none recorded",
+      destination: item.destination,
+      actionKey: item.id,
+      attempts: item.attempts,
+    },
+    next: RESOLUTIONS.map((resolution) => ({ resolution, ...RESOLUTION_WORDS[resolution] })),
+    canReconcile,
+  };
+}
+
+export function registerReviewRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
+  async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = [], status = 200) {
+    const session = request.consoleSession!;
+    const items = await findReviewItems(ctx.store.db, session.user.tenantId, { limit: 100 });
+    const page = { items: await Promise.all(items.map((item) => reviewItem(ctx, session.user, item))) };
+    const shown = { title: "Needs review", section: "review" as const, path: "/review", notes, status };
+    return sendPage(reply, session, "review", shown, page);
+  }
+
+  scope.get("/review", async (request, reply) => show(request, reply));
+
+  scope.post("/review/reconcile", async (request, reply) => {
+    const session = request.consoleSession!;
+    const form = formOf(request, session, ReconcileForm);
+    const result = await reconcileOutbox(ctx, { user: session.user, ...form });
+    if (result.kind === "reconciled") {
+      const words = RESOLUTION_WORDS[form.resolution];
+      return show(request, reply, [ok(`${words.label}: ${form.key} is now ${result.item.state}.`)]);
+    }
+    const status = result.kind === "not_found" ? 404 : result.kind === "forbidden" ? 403 : 409;
+    return show(request, reply, [refused(`Nothing changed: ${RECONCILE_REFUSALS[result.kind]}.`)], status);
+  });
+}

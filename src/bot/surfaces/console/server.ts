@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { HandlerContext } from "../../app/context";
+import { ApiError } from "../http/errors";
+import { registerAgentRoutes } from "./agent-routes";
+import { registerApprovalRoutes } from "./approval-routes";
+import { registerAuthRoutes } from "./auth-routes";
+import { CsrfRefusal, registerFormParser } from "./form";
+import type { ConsoleOptions } from "./options";
+import { registerOverviewRoute } from "./overview";
+import { sendError } from "./pages";
+import { consoleAsset } from "./render";
+import { registerReviewRoutes } from "./review-routes";
+import { type ConsoleSession, sessionOf } from "./session";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    consoleSession: ConsoleSession | null;
+  }
+}
+
+/** The routes that answer without a session. */
+const OPEN = new Set(["/sign-in", "/sign-in/:token", "/console/:asset"]);
+
+/**
+ * The web console (design.md section 2: `web` is an adapter). Pages are drawn by src/adapters/web; every
+ * action goes through the same handlers and words as chat and the API. Its own scope: url-encoded forms,
+ * HTML errors, and a session check before every route but sign-in.
+ */
+export type { ConsoleOptions };
+
+export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  const { ctx } = options;
+  app.register(async (scope) => {
+    registerFormParser(scope);
+    scope.decorateRequest("consoleSession", null);
+    scope.addHook("preHandler", async (request, reply) => {
+      request.consoleSession = await sessionOf(ctx, request);
+      if (request.consoleSession || OPEN.has(request.routeOptions.url ?? "")) return;
+      if (request.method === "GET") return reply.redirect("/sign-in", 303);
+      return sendError(reply, null, 401, "Sign in first: this form needs a console session.");
+    });
+    scope.setErrorHandler((error, request, reply) => consoleError(ctx, error, request, reply));
+    scope.get("/console/:asset", async (request, reply) => {
+      const asset = consoleAsset((request.params as { asset: string }).asset);
+      if (!asset) return sendError(reply, null, 404, "No such file.");
+      return reply.type(asset.type).header("cache-control", "no-cache").send(asset.body);
+    });
+    registerAuthRoutes(scope, options);
+    registerOverviewRoute(scope, ctx);
+    registerAgentRoutes(scope, options);
+    registerApprovalRoutes(scope, ctx);
+    registerReviewRoutes(scope, ctx);
+  });
+}
+
+/** A refused or malformed request is a clear 4xx page; only a real fault is a 500, and it is logged. */
+function consoleError(ctx: HandlerContext, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const session = request.consoleSession;
+  if (error instanceof CsrfRefusal) {
+    ctx.log.warn({ url: request.url }, "console form refused: missing or wrong CSRF token");
+    return sendError(
+      reply,
+      session,
+      403,
+      "This form's security token is missing or out of date; nothing was changed. Reload the page and try again.",
+    );
+  }
+  if (error instanceof ApiError && error.status < 500) return sendError(reply, session, error.status, error.message);
+  const code = (error as { code?: string }).code;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return sendError(reply, session, 413, "The form is larger than allowed.");
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return sendError(reply, session, 415, "Forms must be url-encoded.");
+  const status = (error as { statusCode?: number }).statusCode;
+  if (status && status >= 400 && status < 500)
+    return sendError(reply, session, status, "The request could not be read.");
+  request.log.error({ err: error }, "console request failed");
+  return sendError(reply, session, 500, "Something went wrong on our side; nothing more is known here. See the log.");
+}

@@ -1,0 +1,168 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { RUNNING_CONTROL } from "../../../policy/control";
+import { agentScope, tenantScope } from "../../../policy/ids";
+import { parseUntil } from "../../../policy/until";
+import { readControl } from "../../../store/control/change";
+import type { HandlerContext } from "../../app/context";
+import { controlView, tenantView } from "../../app/control/control-view";
+import { pauseAgent } from "../../app/control/pause";
+import { resumePreflight } from "../../app/control/preflight";
+import { resumeAgent } from "../../app/control/resume";
+import { pauseTenant, resumeTenant } from "../../app/control/tenant-control";
+import { agentOfTenant } from "./auth";
+import { ApiError } from "./errors";
+import { defineRoute } from "./route";
+
+const AgentParams = z.object({ agent: z.string().min(1).max(200) });
+
+export function pauseBodySchema(now: () => Date) {
+  return z
+    .object({
+      reason: z.string().trim().min(1, "a reason is required").max(500),
+      // The same forms as chat's `/pause ... until` (policy/until.ts), e.g. "2h" or an ISO 8601 time.
+      until: z
+        .string()
+        .max(100)
+        .transform((text, ctx) => {
+          const at = parseUntil(text, now());
+          if (!at) ctx.addIssue({ code: "custom", message: "a duration such as '2h' or an ISO 8601 date or time" });
+          return at ?? new Date(0);
+        })
+        .refine((d) => d.getTime() > now().getTime(), "until must be in the future")
+        .optional(),
+    })
+    .strict();
+}
+const ResumeBody = z.object({}).strict();
+const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
+
+export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
+  const pauseBody = pauseBodySchema(ctx.now);
+
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/v1/agents/:agent/control",
+      summary: "An agent's control record",
+      auth: "user",
+      params: AgentParams,
+    },
+    async ({ auth: user, params }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
+    },
+  );
+
+  defineRoute(
+    app,
+    { method: "GET", url: "/v1/tenant", summary: "The tenant-wide control record", auth: "user" },
+    async ({ auth: user }) => {
+      const scope = tenantScope(user.tenantId);
+      const control = (await readControl(db, scope)) ?? {
+        ...RUNNING_CONTROL,
+        scope,
+        tenantId: user.tenantId,
+        agentId: null,
+        version: 0,
+        drainDeadline: null,
+      };
+      return tenantView(db, user.tenantId, control);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/pause",
+      summary: "Pause an agent: its outbound work is held",
+      auth: "user",
+      params: AgentParams,
+      body: pauseBody,
+    },
+    async ({ auth: user, params, body }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      const result = await pauseAgent(ctx, { user, agent, reason: body.reason, until: body.until ?? null });
+      return { ...result.control, outcome: result.kind };
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/agents/:agent/resume",
+      summary: "Resume an agent and release its held work; `dryRun: true` shows the preflight and changes nothing",
+      auth: "user",
+      params: AgentParams,
+      body: AgentResumeBody,
+    },
+    async ({ auth: user, params, body }) => {
+      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      if (body.dryRun) {
+        // The preflight: what a resume would release and whether this caller may do it. Changes nothing.
+        const preflight = await resumePreflight(ctx, { user, agent });
+        const { kind, control, resumer, tenantPaused } = preflight;
+        return {
+          dryRun: true,
+          allowed: kind === "ready",
+          ...(kind === "ready" ? {} : { refusal: kind }),
+          requestedBy: { user: resumer.name, role: resumer.role },
+          control,
+          tenantPaused,
+          ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
+        };
+      }
+      const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
+      if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
+      throw new ApiError(result.kind, refusalMessage(result.kind));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/tenant/pause",
+      summary: "Pause every agent of the tenant (admins)",
+      auth: "user",
+      body: pauseBody,
+    },
+    async ({ auth: user, body }) => {
+      const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
+      if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
+      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "POST",
+      url: "/v1/tenant/resume",
+      summary: "Lift the tenant-wide pause (admins)",
+      auth: "user",
+      body: ResumeBody,
+    },
+    async ({ auth: user }) => {
+      const result = await resumeTenant(ctx, user);
+      if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
+      if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
+      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+    },
+  );
+}
+
+function refusalMessage(kind: "creator_hold" | "forbidden" | "not_paused"): string {
+  switch (kind) {
+    case "creator_hold":
+      return "this pause is an admin hold; only an admin can lift it";
+    case "forbidden":
+      return "only the agent's principal or an admin can resume it";
+    case "not_paused":
+      return "the agent is not paused";
+  }
+}

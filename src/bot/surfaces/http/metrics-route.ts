@@ -1,0 +1,36 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import type { HoldfastMetrics } from "../../main/metrics";
+import { bearerToken } from "./auth";
+import { ApiError } from "./errors";
+import { defineRoute } from "./route";
+
+const sameText = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+
+/** `GET /metrics` in the Prometheus text format; with `token` set, only for `Authorization: Bearer <token>`. */
+export function registerMetricsRoute(app: FastifyInstance, metrics: HoldfastMetrics, token?: string): void {
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/metrics",
+      summary: "Prometheus metrics (text exposition format)",
+      description: "Open unless HOLDFAST_METRICS_TOKEN is set; then `Authorization: Bearer <token>` is required.",
+      auth: "metrics",
+      produces: "text/plain",
+      responses: { 200: "the metrics", 503: "the database did not answer" },
+    },
+    async (_input, request, reply) => {
+      if (token) {
+        const given = bearerToken(request);
+        if (!given || !sameText(given, token))
+          throw new ApiError("unauthorized", "the metrics token is required (Authorization: Bearer <token>)");
+      }
+      // A gauge's database read failed: no partial scrape (Prometheus records the failed scrape as up=0).
+      const rendered = await metrics.render().catch(() => null);
+      if (!rendered) throw new ApiError("unavailable", "the database did not answer; try the scrape again");
+      return reply.type(rendered.contentType).send(rendered.body);
+    },
+  );
+}

@@ -1,0 +1,111 @@
+import { createRequire } from "node:module";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { HandlerContext } from "../../app/context";
+import { createMetrics, type HoldfastMetrics } from "../../main/metrics";
+import { registerControlRoutes } from "./control-routes";
+import { ApiError } from "./errors";
+import { registerEscalationRoutes } from "./escalation-routes";
+import { registerEventRoutes } from "./event-routes";
+import { registerJsonBodyRules } from "./json-body";
+import { registerMetricsRoute } from "./metrics-route";
+import { openApiDocument } from "./openapi";
+import { registerOperatorRoutes } from "./operator-routes";
+import { registerOutboxRoutes } from "./outbox-routes";
+import { declaredRoutes, defineRoute, enableDeclaredRoutes } from "./route";
+import { registerRunRoutes } from "./run-routes";
+import { registerTriggerRoutes } from "./trigger-routes";
+
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, "ok" | string>;
+}
+
+export interface HttpServerOptions {
+  ctx: HandlerContext;
+  health: () => Promise<HealthReport>;
+  /** Largest accepted request body; larger bodies get a 413 before any handler runs. Default 64 KiB. */
+  bodyLimit?: number;
+  /** The app's metrics (its own registry); absent: a fresh one that only the database gauges feed. */
+  metrics?: HoldfastMetrics;
+  /** HOLDFAST_METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+}
+
+const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
+
+export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.ctx.log as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // Two lines per request at info would bury the start log and every fact after it (the console polls every
+    // 2 s); requests are logged at debug instead, and failures always.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // The route's pattern, not the URL: a one-time sign-in link carries its token in the path.
+    const route = request.routeOptions.url ?? "(no route)";
+    request.log.debug({ method: request.method, route, status: reply.statusCode }, "request");
+  });
+
+  registerJsonBodyRules(app);
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.code === "internal") request.log.error({ err: error }, "request failed");
+    return reply.status(apiError.status).send(apiError.toJSON());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url}` }),
+  );
+
+  enableDeclaredRoutes(app, options.ctx.store.db);
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/healthz",
+      summary: "Whether the database and Redis answer",
+      auth: "none",
+      responses: { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" },
+    },
+    async (_input, _request, reply) => {
+      const report = await options.health();
+      return reply.status(report.ok ? 200 : 503).send(report);
+    },
+  );
+  // Built when asked, so routes registered after this server was built (the agent's messages) are in it.
+  defineRoute(
+    app,
+    { method: "GET", url: "/openapi.json", summary: "This document: the API in OpenAPI 3.1", auth: "none" },
+    async () => openApiDocument(declaredRoutes(app), { version }),
+  );
+  const metrics = options.metrics ?? createMetrics({ db: options.ctx.store.db, now: options.ctx.now });
+  registerMetricsRoute(app, metrics, options.metricsToken);
+  registerOperatorRoutes(app, options.ctx);
+  registerControlRoutes(app, options.ctx);
+  registerRunRoutes(app, options.ctx);
+  registerOutboxRoutes(app, options.ctx);
+  registerTriggerRoutes(app, options.ctx);
+  registerEventRoutes(app, options.ctx);
+  registerEscalationRoutes(app, options.ctx);
+  return app;
+}
+
+/** Fastify's own errors (body too large, bad JSON, bad content type) become the API's error codes. */
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return new ApiError("payload_too_large", "request body is larger than allowed");
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return new ApiError("unsupported_media_type", message);
+  if (
+    code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+    code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+    error instanceof SyntaxError
+  ) {
+    return new ApiError("invalid_json", "request body is not valid JSON");
+  }
+  if ((error as { name?: string }).name === "ZodError")
+    return new ApiError("invalid_body", "invalid request parameters");
+  return new ApiError("internal", "internal error");
+}

@@ -1,0 +1,170 @@
+import type { RunState } from "../../policy/approval";
+import type { Db, Tx } from "../connection/client";
+
+/** A run as stored (design.md section 5): the durable record of one piece of agent work under review. */
+export interface RunRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  operation: string;
+  destination: string;
+  state: RunState;
+  version: number;
+  digest: string;
+  packet: string;
+  checkpoint: string | null;
+  /** The run's named state variables (set by the agent's state deltas). */
+  vars: Record<string, unknown>;
+  deadline: Date | null;
+  escalateAfterSeconds: number | null;
+  /** User ids of the assigned reviewers. */
+  reviewers: string[];
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type RunRow = NonNullable<Awaited<ReturnType<Db["run"]["findUnique"]>>>;
+
+export const toRunRecord = (row: RunRow): RunRecord => ({
+  id: row.id,
+  tenantId: row.tenantId,
+  agentId: row.agentId,
+  operation: row.operation ?? "",
+  destination: row.destination ?? "",
+  state: row.state as RunState,
+  version: row.version,
+  digest: row.digest ?? "",
+  packet: row.packet ?? "null",
+  checkpoint: row.checkpoint,
+  vars: JSON.parse(row.vars) as Record<string, unknown>,
+  deadline: row.deadline,
+  escalateAfterSeconds: row.escalateAfter,
+  reviewers: JSON.parse(row.reviewers) as string[],
+  decidedBy: row.decidedBy,
+  decidedAt: row.decidedAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+export async function findRun(db: Db | Tx, id: string): Promise<RunRecord | null> {
+  const row = await db.run.findUnique({ where: { id } });
+  return row ? toRunRecord(row) : null;
+}
+
+export interface NewRun {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  operation: string;
+  destination: string;
+  packet: string;
+  digest: string;
+  checkpoint: string | null;
+  deadline: Date;
+  escalateAfterSeconds: number | null;
+  reviewers: string[];
+}
+
+/** Creates the run waiting at version 1 with its first packet version. `exists` when the id is taken. */
+export async function createRun(db: Db, run: NewRun): Promise<"created" | "exists"> {
+  try {
+    await db.$transaction(async (tx) => {
+      const { escalateAfterSeconds, reviewers, ...fields } = run;
+      await tx.run.create({
+        data: {
+          ...fields,
+          state: "waiting",
+          version: 1,
+          escalateAfter: escalateAfterSeconds,
+          reviewers: JSON.stringify(reviewers),
+        },
+      });
+      await tx.packetVersion.create({ data: { runId: run.id, version: 1, digest: run.digest, packet: run.packet } });
+    });
+    return "created";
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return "exists";
+    throw error;
+  }
+}
+
+/**
+ * Saves a changed packet as the next version, if the run is still waiting at `fromVersion`: a new digest
+ * and a new approval request. Decisions carrying the earlier version or digest are then `stale`.
+ */
+export async function saveNewPacket(
+  db: Db,
+  change: { runId: string; fromVersion: number; packet: string; digest: string; deadline?: Date },
+): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const version = change.fromVersion + 1;
+    const written = await tx.run.updateMany({
+      where: { id: change.runId, version: change.fromVersion, state: "waiting" },
+      data: {
+        version,
+        digest: change.digest,
+        packet: change.packet,
+        ...(change.deadline ? { deadline: change.deadline } : {}),
+      },
+    });
+    if (written.count !== 1) return false;
+    await tx.packetVersion.create({
+      data: { runId: change.runId, version, digest: change.digest, packet: change.packet },
+    });
+    return true;
+  });
+}
+
+/** Runs still waiting, with their deadlines: the expiry schedule is rebuilt from these at start. */
+export async function listWaitingDeadlines(db: Db): Promise<Array<{ id: string; deadline: Date }>> {
+  const rows = await db.run.findMany({
+    where: { state: "waiting", deadline: { not: null } },
+    select: { id: true, deadline: true },
+  });
+  return rows.map((r) => ({ id: r.id, deadline: r.deadline! }));
+}
+
+export async function findFirstPacket(db: Db, runId: string): Promise<{ digest: string } | null> {
+  return db.packetVersion.findUnique({ where: { runId_version: { runId, version: 1 } }, select: { digest: true } });
+}
+
+export interface WaitingRun {
+  id: string;
+  agentId: string;
+  operation: string | null;
+  version: number;
+  deadline: Date | null;
+  createdAt: Date;
+}
+
+/**
+ * Runs waiting for a decision where the user is an assigned reviewer. `reviewers` is a JSON array column
+ * (the schema is shared with SQLite), so the membership test happens here rather than in SQL.
+ */
+export async function listRunsAwaitingReviewer(db: Db, tenantId: string, userId: string): Promise<WaitingRun[]> {
+  const rows = await db.run.findMany({ where: { tenantId, state: "waiting" }, orderBy: { createdAt: "asc" } });
+  return rows
+    .filter((row) => (JSON.parse(row.reviewers) as string[]).includes(userId))
+    .map(({ id, agentId, operation, version, deadline, createdAt }) => ({
+      id,
+      agentId,
+      operation,
+      version,
+      deadline,
+      createdAt,
+    }));
+}
+
+/** One stored packet version of a run (each version's packet is kept, so old cards can still be shown). */
+export async function findPacketVersion(
+  db: Db,
+  runId: string,
+  version: number,
+): Promise<{ packet: string; digest: string } | null> {
+  return db.packetVersion.findUnique({
+    where: { runId_version: { runId, version } },
+    select: { packet: true, digest: true },
+  });
+}

@@ -1,0 +1,182 @@
+import { type AgentSettings, agentSettingsOf } from "../../policy/agent-settings";
+import { agentId, agentScope, tenantScope, userId } from "../../policy/ids";
+import type { Standing } from "../../policy/roles";
+import type { Db, Store, Tx } from "../connection/client";
+import { rows } from "../connection/sql";
+
+/** The directory as the store receives it: names resolved, keys already hashed. */
+export interface DirectorySpec {
+  tenants: TenantSpec[];
+}
+export interface TenantSpec {
+  id: string;
+  slackTeamId?: string;
+  discordGuildId?: string;
+  admins: string[];
+  users: UserSpec[];
+  agents: AgentSpec[];
+}
+export interface UserSpec {
+  name: string;
+  apiKeyHash?: string;
+  /** Platform identities such as "slack:T0ACME:U0ADA", "discord:<guild>:<user>", "telegram:7000001". */
+  identities: string[];
+}
+export interface AgentSpec {
+  name: string;
+  principal?: string;
+  supervisors: string[];
+  reviewers: string[];
+  secondaryManager?: string;
+  webhook?: string;
+  agentKeyHash?: string;
+  settings: AgentSettings;
+}
+
+/**
+ * Makes the database match the config: upserts what is listed, removes users, identities and roles that
+ * are no longer listed, and creates a RUNNING control record for each new tenant and agent. Existing
+ * control records are never touched, so a restart keeps every pause.
+ */
+export async function syncDirectory(store: Store, spec: DirectorySpec): Promise<void> {
+  await store.db.$transaction(
+    async (tx) => {
+      // Processes starting at once sync one after another instead of tripping over each other's rows.
+      await store.sql.within(tx, function* (d) {
+        if (d.directoryLock) yield* rows(d.directoryLock);
+      });
+      for (const tenant of spec.tenants) await syncTenant(tx, tenant);
+    },
+    { maxWait: 60_000, timeout: 60_000 },
+  );
+}
+
+async function syncTenant(tx: Tx, tenant: TenantSpec): Promise<void> {
+  const tenantFields = { slackTeamId: tenant.slackTeamId ?? null, discordGuildId: tenant.discordGuildId ?? null };
+  await tx.tenant.upsert({
+    where: { id: tenant.id },
+    create: { id: tenant.id, ...tenantFields },
+    update: tenantFields,
+  });
+  await ensureControl(tx, tenantScope(tenant.id), tenant.id, null);
+
+  const userIds = tenant.users.map((u) => userId(tenant.id, u.name));
+  await tx.identity.deleteMany({ where: { tenantId: tenant.id } });
+  await tx.user.deleteMany({ where: { tenantId: tenant.id, id: { notIn: userIds } } });
+  for (const user of tenant.users) {
+    const id = userId(tenant.id, user.name);
+    const fields = { isAdmin: tenant.admins.includes(user.name), apiKeyHash: user.apiKeyHash ?? null };
+    await tx.user.upsert({
+      where: { id },
+      create: { id, tenantId: tenant.id, name: user.name, ...fields },
+      update: fields,
+    });
+    for (const identity of user.identities)
+      await tx.identity.create({ data: { id: identity, tenantId: tenant.id, userId: id } });
+  }
+
+  for (const agent of tenant.agents) {
+    const id = agentId(tenant.id, agent.name);
+    const fields = {
+      principalId: agent.principal ? userId(tenant.id, agent.principal) : null,
+      secondaryManagerId: agent.secondaryManager ? userId(tenant.id, agent.secondaryManager) : null,
+      webhook: agent.webhook ?? null,
+      agentKeyHash: agent.agentKeyHash ?? null,
+      settings: JSON.stringify(agent.settings),
+    };
+    await tx.agent.upsert({
+      where: { id },
+      create: { id, tenantId: tenant.id, name: agent.name, ...fields },
+      update: fields,
+    });
+    await tx.agentRole.deleteMany({ where: { agentId: id } });
+    const roles = [
+      ...(agent.principal ? [{ user: agent.principal, role: "principal" }] : []),
+      ...agent.supervisors.map((user) => ({ user, role: "supervisor" })),
+      ...agent.reviewers.map((user) => ({ user, role: "reviewer" })),
+    ];
+    for (const { user, role } of roles) {
+      await tx.agentRole.create({ data: { agentId: id, userId: userId(tenant.id, user), role } });
+    }
+    await ensureControl(tx, agentScope(id), tenant.id, id);
+  }
+}
+
+async function ensureControl(tx: Tx, scope: string, tenantId: string, agent: string | null): Promise<void> {
+  await tx.control.upsert({ where: { scope }, create: { scope, tenantId, agentId: agent }, update: {} });
+}
+
+export interface KnownUser {
+  id: string;
+  tenantId: string;
+  name: string;
+  isAdmin: boolean;
+}
+
+const KNOWN_USER_FIELDS = { id: true, tenantId: true, name: true, isAdmin: true } as const;
+
+export async function findUserByKeyHash(db: Db, apiKeyHash: string): Promise<KnownUser | null> {
+  return db.user.findUnique({ where: { apiKeyHash }, select: KNOWN_USER_FIELDS });
+}
+
+export async function findUserById(db: Db, id: string): Promise<KnownUser | null> {
+  return db.user.findUnique({ where: { id }, select: KNOWN_USER_FIELDS });
+}
+
+export async function findUserByIdentity(db: Db, identity: string): Promise<KnownUser | null> {
+  const found = await db.identity.findUnique({ where: { id: identity } });
+  if (!found) return null;
+  return db.user.findUnique({
+    where: { id: found.userId },
+    select: KNOWN_USER_FIELDS,
+  });
+}
+
+export interface KnownAgent {
+  id: string;
+  tenantId: string;
+  name: string;
+  principalId: string | null;
+  secondaryManagerId: string | null;
+  webhook: string | null;
+  settings: AgentSettings;
+}
+
+export function toKnownAgent(row: {
+  id: string;
+  tenantId: string;
+  name: string;
+  principalId: string | null;
+  secondaryManagerId: string | null;
+  webhook: string | null;
+  settings: string;
+}): KnownAgent {
+  return { ...row, settings: agentSettingsOf(JSON.parse(row.settings)) };
+}
+
+/** An agent is only found inside the asking tenant: another tenant's agent does not exist for it. */
+export async function findAgent(db: Db, tenantId: string, name: string): Promise<KnownAgent | null> {
+  const row = await db.agent.findUnique({ where: { tenantId_name: { tenantId, name } } });
+  return row ? toKnownAgent(row) : null;
+}
+
+export async function findAgentById(db: Db, id: string): Promise<KnownAgent | null> {
+  const row = await db.agent.findUnique({ where: { id } });
+  return row ? toKnownAgent(row) : null;
+}
+
+export async function findAgentByKeyHash(db: Db, agentKeyHash: string): Promise<KnownAgent | null> {
+  const row = await db.agent.findUnique({ where: { agentKeyHash } });
+  return row ? toKnownAgent(row) : null;
+}
+
+export async function standingOf(db: Db, user: KnownUser, agent: KnownAgent): Promise<Standing> {
+  const roles = await db.agentRole.findMany({ where: { agentId: agent.id, userId: user.id }, select: { role: true } });
+  return { isAdmin: user.isAdmin, agentRoles: roles.map((r) => r.role as Standing["agentRoles"][number]) };
+}
+
+export async function userName(db: Db, id: string | null): Promise<string | null> {
+  if (!id) return null;
+  const row = await db.user.findUnique({ where: { id }, select: { name: true } });
+  return row?.name ?? id;
+}
