@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decideRun } from "../../src/bot/app/approvals/decide-run";
-import { hashKey } from "../../src/bot/main/config/secrets";
+import { hashKey } from "../../src/policy/key-hash";
 import { runKey } from "../../src/policy/run-ids";
 import { findUserByKeyHash } from "../../src/store/directory/directory";
 import { createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";

@@ -4,7 +4,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDirectoryFile, parseDirectory } from "../../src/bot/main/config/directory-file";
 import { parseEnv } from "../../src/bot/main/config/env";
-import { hashKey, secretFromEnv } from "../../src/bot/main/config/secrets";
+import { secretFromEnv } from "../../src/bot/main/config/secrets";
+import { hashKey } from "../../src/policy/key-hash";
 import { EXAMPLE_CONFIG } from "../support/harness";
 
 const minimal = (user: Record<string, unknown>, agent: Record<string, unknown> = {}) => ({

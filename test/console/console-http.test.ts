@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
 import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
-import { hashKey } from "../../src/bot/main/config/secrets";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
 import { createSignInPath } from "../../src/bot/surfaces/console/session";
 import { agentScope } from "../../src/policy/ids";
+import { hashKey } from "../../src/policy/key-hash";
 import { readControl } from "../../src/store/control/change";
 import { findAgent, findUserById } from "../../src/store/directory/directory";
 import { Browser, type ConsoleHarness, createConsoleHarness } from "../support/console-harness";

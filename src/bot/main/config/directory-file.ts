@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { AgentSettings } from "../../../policy/agent-settings";
 import { agentId } from "../../../policy/ids";
+import { hashKey } from "../../../policy/key-hash";
 import type { DirectorySpec, TenantSpec } from "../../../store/directory/directory";
 import { ConfigError } from "./env";
 import { EscalationBlock, resolveEscalation, unknownNotifyNames } from "./escalation-config";
@@ -18,7 +19,6 @@ import {
   resolveRetention,
   SigningFields,
 } from "./outbound-config";
-import { hashKey } from "./secrets";
 
 const Name = z.string().regex(/^[A-Za-z0-9_.-]+$/, "use letters, digits, '.', '_' or '-'");
 const PlatformId = z.union([z.string().min(1), z.number().int()]).transform(String);

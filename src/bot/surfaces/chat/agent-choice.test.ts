@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { NO_SETTINGS } from "../../../policy/agent-settings";
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import { chooseAgent } from "./agent-choice";
 
 const agent = (name: string, principalId: string | null = null): KnownAgent => ({

@@ -1,4 +1,4 @@
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import type { KnownAgent, KnownUser } from "../../app/records";
 
 export type AgentChoice =
   | { ok: true; agent: KnownAgent; rest: string }

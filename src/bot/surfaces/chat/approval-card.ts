@@ -1,5 +1,5 @@
 import { runName } from "../../../policy/run-ids";
-import type { RunRecord } from "../../../store/approvals/runs";
+import type { RunRecord } from "../../app/records";
 import type { Card } from "./types";
 import { when } from "./words";
 

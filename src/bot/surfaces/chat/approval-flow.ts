@@ -1,7 +1,7 @@
 import { findChatButton } from "../../../store/chat/buttons";
-import type { KnownUser } from "../../../store/directory/directory";
 import { decideRun } from "../../app/approvals/decide-run";
 import type { HandlerContext } from "../../app/context";
+import type { KnownUser } from "../../app/records";
 import { decisionNoteText } from "./decision-words";
 import type { ChatInteraction, InteractionResult } from "./types";
 

@@ -10,9 +10,9 @@ import {
   releaseCardClaim,
   type StoredCard,
 } from "../../../store/chat/cards";
-import type { KnownAgent } from "../../../store/directory/directory";
 import { findAgentById, userName } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
+import type { KnownAgent } from "../../app/records";
 import { type ApprovalTokens, approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
 import { cardTargets, rememberDirectChannels, reviewChannelsOf } from "./card-targets";
 import type { CardPublisher, Platform } from "./types";

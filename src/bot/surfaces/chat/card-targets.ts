@@ -1,6 +1,6 @@
 import type { Db } from "../../../store/connection/client";
-import type { KnownAgent } from "../../../store/directory/directory";
 import { listChatIdentities } from "../../../store/directory/identities";
+import type { KnownAgent } from "../../app/records";
 import type { CardPublisher, Platform } from "./types";
 
 /** Per platform, the channel an agent's approval cards go to instead of each reviewer's DM. */

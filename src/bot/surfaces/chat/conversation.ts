@@ -4,8 +4,8 @@ import { signatureHeaders } from "../../../policy/webhook-signature.mjs";
 import { guardedLookup } from "../../../queue/delivery/guarded-lookup.mjs";
 import type { SigningKeys } from "../../../queue/delivery/http-transport";
 import { rememberChatChannel } from "../../../store/chat/buttons";
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import type { ChatRefusal } from "./refusals";
 import type { ChatMessage } from "./types";
 

@@ -1,7 +1,7 @@
 import { findChatButton } from "../../../store/chat/buttons";
-import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
 import { acknowledge, takeOver } from "../../app/escalation/escalations";
+import type { KnownUser } from "../../app/records";
 import type { ChatInteraction, InteractionResult } from "./types";
 import { ackNoteText, takeOverNoteText } from "./words";
 

@@ -1,4 +1,3 @@
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { findAgent, findUserByIdentity } from "../../../store/directory/directory";
 import {
   findDiscordUserInAnyGuild,
@@ -6,6 +5,7 @@ import {
   listTenantAgents,
 } from "../../../store/directory/identities";
 import type { HandlerContext } from "../../app/context";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import { chooseAgent } from "./agent-choice";
 import type { ChatRefusal } from "./refusals";
 import type { ChatActor } from "./types";

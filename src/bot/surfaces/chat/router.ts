@@ -1,10 +1,10 @@
 import { findNul } from "../../../policy/limits";
-import type { KnownUser } from "../../../store/directory/directory";
 import { pendingApprovals } from "../../app/approvals/approvals";
 import type { HandlerContext } from "../../app/context";
 import { pauseAgent } from "../../app/control/pause";
 import { agentStatus } from "../../app/control/status";
 import { listEscalations } from "../../app/escalation/escalations";
+import type { KnownUser } from "../../app/records";
 import { decideFromChat } from "./approval-flow";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
 import { escalationFromChat } from "./escalation-flow";

@@ -1,10 +1,9 @@
 import type { ReleaseForecast } from "../../../policy/misfire";
-import type { WaitingRun } from "../../../store/approvals/runs";
-import type { HeldCounts } from "../../../store/held/held-work";
 import type { ControlView } from "../../app/control/control-view";
 import type { PauseResult } from "../../app/control/pause";
 import type { AgentStatus } from "../../app/control/status";
 import type { AckResult, EscalationView, TakeOverResult } from "../../app/escalation/escalations";
+import type { HeldCounts, WaitingRun } from "../../app/records";
 
 /** Times are shown in UTC with the zone named, so every reader on every platform sees the same thing. */
 export const when = (iso: string | Date | null): string =>

@@ -1,9 +1,9 @@
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { listTriggers } from "../../../store/held/triggers";
 import type { HandlerContext } from "../../app/context";
 import { agentStatus } from "../../app/control/status";
 import { type TriggerView, triggerView } from "../../app/held/triggers";
 import { type AuditEntry, listAudit } from "../../app/lists/operator-lists";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import type { Card } from "../chat/types";
 import { heldLines, statusText, whenToSecond } from "../chat/words";
 import { itemsOf } from "./lists";

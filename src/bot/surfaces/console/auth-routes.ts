@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { hashKey } from "../../../policy/key-hash";
 import { findUserByKeyHash } from "../../../store/directory/directory";
-import { hashKey } from "../../main/config/secrets";
 import { fieldsOf, formOf } from "./form";
 import type { ConsoleOptions } from "./options";
 import { refused, sendPage } from "./pages";

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
 import { listEscalations } from "../../app/escalation/escalations";
 import { type AgentListItem, listAgents, listRuns } from "../../app/lists/operator-lists";
+import type { KnownUser } from "../../app/records";
 import { TENANT_HOLD_WORDS, when } from "../chat/words";
 import { itemsOf } from "./lists";
 import { sendPage } from "./pages";

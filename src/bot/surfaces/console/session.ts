@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { hashKey } from "../../../policy/key-hash";
 import {
   consumeConsoleLink,
   createConsoleLink,
@@ -8,9 +9,8 @@ import {
   findConsoleSession,
   pruneConsoleSessions,
 } from "../../../store/directory/console-sessions";
-import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
-import { hashKey } from "../../main/config/secrets";
+import type { KnownUser } from "../../app/records";
 
 export const SESSION_COOKIE = "hf_session";
 /** The sign-in form's own CSRF token, before there is a session (a double-submit cookie). */

@@ -1,7 +1,7 @@
 import { webChannel, webChannelAgent } from "../../../policy/ids";
 import { addWebMessage, listWebMessages } from "../../../store/chat/web-messages";
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../../app/context";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import type { CardPublisher, ChatActor, ChatTransport } from "../chat/types";
 import { when } from "../chat/words";
 

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
+import { hashKey } from "../../../policy/key-hash";
 import type { Db } from "../../../store/connection/client";
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { findAgent, findAgentByKeyHash, findUserByKeyHash } from "../../../store/directory/directory";
-import { hashKey } from "../../main/config/secrets";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import { ApiError } from "./errors";
 
 export function bearerToken(request: FastifyRequest): string | null {

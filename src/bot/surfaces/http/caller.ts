@@ -1,8 +1,8 @@
 import type { FastifyRequest } from "fastify";
+import { hashKey } from "../../../policy/key-hash";
 import { effectiveRole } from "../../../policy/roles";
 import type { Db } from "../../../store/connection/client";
 import { findAgentByKeyHash, findUserByKeyHash, type KnownAgent, standingOf } from "../../../store/directory/directory";
-import { hashKey } from "../../main/config/secrets";
 import { agentOfTenant, bearerToken } from "./auth";
 import { ApiError } from "./errors";
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Db } from "../../../store/connection/client";
-import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import { authenticateAgent, authenticateAgentOrUser, authenticateUser } from "./auth";
 import { type Caller, callerForAgent } from "./caller";
 import { parseBody } from "./validate";
