@@ -1,9 +1,8 @@
 import type { Role } from "./roles";
 import { roleRank } from "./roles";
+import { type ControlState, NOT_RUNNING } from "./states";
 
-export type ControlState = "RUNNING" | "DRAINING" | "PAUSED";
-/** Every state but RUNNING: the ones that hold outbound work. */
-export const NOT_RUNNING: ControlState[] = ["DRAINING", "PAUSED"];
+export type { ControlState } from "./states";
 export type HoldLevel = "none" | Role;
 
 /** The durable pause record of one agent or one tenant, as the rules see it. */

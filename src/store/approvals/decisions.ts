@@ -1,5 +1,6 @@
 import type { Faults } from "../../policy/faults";
 import type { Db, Store } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 import { planDelivery } from "../outbox/plan";
 import type { PlannedDelivery } from "../outbox/types";
 
@@ -78,7 +79,7 @@ export async function commitDecision(store: Store, commit: DecisionCommit): Prom
     );
     return true;
   } catch (error) {
-    if (error instanceof LostRace || (error as { code?: string }).code === "P2002") return false;
+    if (error instanceof LostRace || isUniqueViolation(error)) return false;
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type { RunState } from "../../policy/approval";
 import type { Db, Tx } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** A run as stored (design.md section 5): the durable record of one piece of agent work under review. */
 export interface RunRecord {
@@ -85,7 +86,7 @@ export async function createRun(db: Db, run: NewRun): Promise<"created" | "exist
     });
     return "created";
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return "exists";
+    if (isUniqueViolation(error)) return "exists";
     throw error;
   }
 }

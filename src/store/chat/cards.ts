@@ -1,4 +1,5 @@
 import type { Db } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** What an approval card says now: still open for clicks, or settled with an outcome. */
 export type CardShows = "open" | "approved" | "denied" | "expired" | "superseded";
@@ -40,7 +41,7 @@ export async function claimCard(
     const row = await db.chatCard.create({ data: { ...card, shows: "open" } });
     return row.id;
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return null;
+    if (isUniqueViolation(error)) return null;
     throw error;
   }
 }

@@ -1,5 +1,5 @@
-import { NOT_RUNNING } from "../../policy/control";
 import { type DrainStep, decideDrain } from "../../policy/drain";
+import { NOT_RUNNING, OUTBOX_UNFINISHED } from "../../policy/states";
 import type { Db } from "../connection/client";
 import { readControl } from "./change";
 
@@ -10,7 +10,7 @@ import { readControl } from "./change";
 async function inFlightWhere(db: Db, scope: string, now: Date) {
   const control = await db.control.findUnique({ where: { scope }, select: { agentId: true, tenantId: true } });
   const owner = control?.agentId ? { agentId: control.agentId } : { tenantId: control?.tenantId ?? "" };
-  return { ...owner, state: { in: ["DISPATCHED", "PLANNED"] }, leaseExpiresAt: { gt: now } };
+  return { ...owner, state: { in: OUTBOX_UNFINISHED }, leaseExpiresAt: { gt: now } };
 }
 
 /**

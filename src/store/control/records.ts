@@ -1,6 +1,7 @@
-import { type ControlRecord, type ControlState, type HoldLevel, NOT_RUNNING } from "../../policy/control";
+import type { ControlRecord, ControlState, HoldLevel } from "../../policy/control";
 import { type GateVerdict, gateVerdict } from "../../policy/gate";
 import { agentScope, tenantScope } from "../../policy/ids";
+import { NOT_RUNNING, sqlList } from "../../policy/states";
 import { asDateOrNull, type Dialect, rows, type Step } from "../connection/sql";
 
 /** A control record with where it sits: the one shape every reader of the Control table returns. */
@@ -60,7 +61,7 @@ export function* controlsStep(d: Dialect, scopes: Iterable<string>, locked = fal
 }
 
 /** The states other than RUNNING, as a list the `state` index can seek (`<> 'RUNNING'` reads every record). */
-const NOT_RUNNING_SQL = `(${NOT_RUNNING.map((state) => `'${state}'`).join(", ")})`;
+const NOT_RUNNING_SQL = sqlList(NOT_RUNNING);
 
 /** Every record that is not RUNNING (few: read after every delivery round and every reconcile tick). */
 export function* notRunningStep(): Step<StoredControl[]> {

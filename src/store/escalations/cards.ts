@@ -1,4 +1,5 @@
 import type { Db } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** A ping card in a chat: claimed (messageId null) before the post, so a retry never posts it twice. */
 export interface StoredPingCard {
@@ -24,7 +25,7 @@ export async function claimPingCard(db: Db, key: PingCardKey, content: unknown):
     const row = await db.escalationCard.create({ data: { ...key, content: JSON.stringify(content) } });
     return row.id;
   } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return null;
+    if (isUniqueViolation(error)) return null;
     throw error;
   }
 }

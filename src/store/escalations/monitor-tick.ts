@@ -1,5 +1,6 @@
 import { MONITOR_TICK_SETTING } from "../../policy/ids";
 import type { Store } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** Records the monitor's tick time (any process's), for the metrics gauge and for operators. */
 export async function recordMonitorTick(store: Store, at: Date): Promise<void> {
@@ -11,7 +12,7 @@ export async function recordMonitorTick(store: Store, at: Date): Promise<void> {
       update: { value },
     });
   // Two first ticks at once may both try the insert; the loser's retry is an update.
-  await write().catch((error: { code?: string }) => (error.code === "P2002" ? write() : Promise.reject(error)));
+  await write().catch((error: unknown) => (isUniqueViolation(error) ? write() : Promise.reject(error)));
 }
 
 /** When any process's monitor last ticked; null before the first tick. Read at scrape time. */

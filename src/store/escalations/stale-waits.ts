@@ -1,7 +1,8 @@
 import type { EscalationKind } from "../../policy/escalation";
 import { escalationItemKey } from "../../policy/ids";
+import { NOT_RUNNING, OUTBOX_UNDELIVERED } from "../../policy/states";
 import type { Db } from "../connection/client";
-import { countHeldWork, UNDELIVERED } from "../held/held-work";
+import { countHeldWork } from "../held/held-work";
 
 /** Something that waits on a person now, whether or not it is stale yet. */
 export interface Wait {
@@ -17,8 +18,6 @@ export interface Wait {
   ownDelayMs: number | null;
 }
 
-const PAUSED = ["DRAINING", "PAUSED"];
-
 /**
  * Every current wait, read from the database on each tick (never from events, so a change made while no
  * process ran is found at the first tick after start). Undelivered actions of a paused agent are its
@@ -27,9 +26,12 @@ const PAUSED = ["DRAINING", "PAUSED"];
 export async function listWaits(db: Db): Promise<Wait[]> {
   const [runs, controls, review, undelivered] = await Promise.all([
     db.run.findMany({ where: { state: "waiting" }, orderBy: { createdAt: "asc" } }),
-    db.control.findMany({ where: { state: { in: PAUSED }, agentId: { not: null } } }),
+    db.control.findMany({ where: { state: { in: NOT_RUNNING }, agentId: { not: null } } }),
     db.outboxItem.findMany({ where: { state: "NEEDS_REVIEW" }, orderBy: { createdAt: "asc" } }),
-    db.outboxItem.findMany({ where: { kind: "action", state: { in: UNDELIVERED } }, orderBy: { createdAt: "asc" } }),
+    db.outboxItem.findMany({
+      where: { kind: "action", state: { in: OUTBOX_UNDELIVERED } },
+      orderBy: { createdAt: "asc" },
+    }),
   ]);
   const versions = await db.packetVersion.findMany({
     where: { runId: { in: runs.map((r) => r.id) } },

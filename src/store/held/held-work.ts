@@ -1,8 +1,6 @@
+import { INBOX_WAITING, OUTBOX_UNDELIVERED } from "../../policy/states";
 import type { Db } from "../connection/client";
 import { heldOccurrencesByTrigger } from "./occurrences";
-
-/** Outbox rows whose effect is not confirmed yet (the oldest of these is the "oldest undelivered action"). */
-export const UNDELIVERED = ["PLANNED", "DISPATCHED", "FAILED"];
 
 /** What a resume of this agent would release, counted from the durable rows (design.md section 4). */
 export interface HeldCounts {
@@ -19,7 +17,7 @@ export interface HeldCounts {
 export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts> {
   const [occurrencesByTrigger, inboundEvents, outboxActions, needsReview] = await Promise.all([
     heldOccurrencesByTrigger(db, agentId),
-    db.inboxEvent.count({ where: { agentId, state: { in: ["HELD", "PENDING", "RELEASED"] } } }),
+    db.inboxEvent.count({ where: { agentId, state: { in: INBOX_WAITING } } }),
     db.outboxItem.count({ where: { agentId, state: "PLANNED" } }),
     db.outboxItem.count({ where: { agentId, state: "NEEDS_REVIEW" } }),
   ]);
@@ -35,7 +33,7 @@ export interface OldestWaits {
 export async function findOldestWaits(db: Db, agentId: string): Promise<OldestWaits> {
   const [run, item] = await Promise.all([
     db.run.findFirst({ where: { agentId, state: "waiting" }, orderBy: { createdAt: "asc" } }),
-    db.outboxItem.findFirst({ where: { agentId, state: { in: UNDELIVERED } }, orderBy: { createdAt: "asc" } }),
+    db.outboxItem.findFirst({ where: { agentId, state: { in: OUTBOX_UNDELIVERED } }, orderBy: { createdAt: "asc" } }),
   ]);
   return {
     approval: run ? { runId: run.id, operation: run.operation, since: run.createdAt } : null,

@@ -1,9 +1,8 @@
 import { eventDeliveryKey } from "../../policy/ids";
+import { INBOX_PUMPED, INBOX_QUEUED, OUTBOX_SETTLED, type OutboxState } from "../../policy/states";
 import type { Db, Store } from "../connection/client";
 import { checkGate } from "../control/gate";
 import { planDelivery } from "../outbox/plan";
-
-const SETTLED = ["ACKNOWLEDGED", "OBSERVED", "FAILED", "NEEDS_REVIEW", "ABANDONED"];
 
 /**
  * Hands an agent's next inbound event to the outbox, one at a time: event N+1 is planned only once event
@@ -19,11 +18,11 @@ export async function pumpEvents(store: Store, agentId: string, now: Date): Prom
       where: { id: eventDeliveryKey(agentId, inFlight.eventId) },
       select: { state: true },
     });
-    if (item && !SETTLED.includes(item.state)) return false;
+    if (item && !OUTBOX_SETTLED.includes(item.state as OutboxState)) return false;
     await db.inboxEvent.updateMany({ where: { seq: inFlight.seq, state: "PLANNED" }, data: { state: "DONE" } });
   }
   const next = await db.inboxEvent.findFirst({
-    where: { agentId, state: { in: ["PENDING", "RELEASED"] } },
+    where: { agentId, state: { in: INBOX_QUEUED } },
     orderBy: { seq: "asc" },
   });
   if (!next) return false;
@@ -65,7 +64,7 @@ export async function pumpEvents(store: Store, agentId: string, now: Date): Prom
 export async function agentsWithEventWork(db: Db): Promise<string[]> {
   const rows = await db.inboxEvent.groupBy({
     by: ["agentId"],
-    where: { state: { in: ["PENDING", "RELEASED", "PLANNED"] } },
+    where: { state: { in: INBOX_PUMPED } },
   });
   return rows.map((r) => r.agentId);
 }

@@ -1,5 +1,6 @@
 import { applyStateDelta, InvalidTransition, type StateDelta } from "../approvals/runs-checkpoint";
 import type { Db } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 
 export interface InboundEvent {
   agent: { id: string; tenantId: string };
@@ -67,7 +68,7 @@ export async function receiveEvent(db: Db, event: InboundEvent): Promise<Receive
   } catch (error) {
     if (error instanceof InvalidTransition) return { kind: "invalid_transition", why: error.message };
     // The same event arriving twice at once: the second insert loses and reads the first one's receipt.
-    if ((error as { code?: string }).code === "P2002") {
+    if (isUniqueViolation(error)) {
       const raced = await findPrior(db, event);
       if (raced) return raced;
     }

@@ -1,5 +1,6 @@
 import { occurrenceKey } from "../../policy/ids";
 import type { Db, Tx } from "../connection/client";
+import { isUniqueViolation } from "../connection/prisma-errors";
 import type { StoredTrigger } from "./triggers";
 
 export interface MissedRecord {
@@ -28,7 +29,7 @@ export async function recordMissed(db: Db, due: MissedOccurrences): Promise<Miss
       return await db.$transaction((tx) => recordInTx(tx, due));
     } catch (error) {
       // A tick inserted one of these keys at the same moment: the retry finds the row.
-      if ((error as { code?: string }).code !== "P2002" || attempt >= 3) throw error;
+      if (!isUniqueViolation(error) || attempt >= 3) throw error;
     }
   }
 }

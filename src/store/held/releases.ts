@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { releaseLeaseName } from "../../policy/ids";
+import { INBOX_WAITING } from "../../policy/states";
 import type { Db, Store, Tx } from "../connection/client";
 import { checkGate } from "../control/gate";
 import { releaseStep } from "./release-step";
@@ -92,7 +93,7 @@ async function finish(store: Store, releaseId: string, gated: Set<string>, now: 
     by: ["agentId", "tenantId"],
     where: {
       AND: [scope, { tenantId: release.tenantId }, { agentId: { notIn: [...gated] } }],
-      state: { in: ["HELD", "PENDING", "RELEASED"] },
+      state: { in: INBOX_WAITING },
     },
   });
   const eventAgents: string[] = [];

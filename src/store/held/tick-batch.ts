@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
+import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Store } from "../connection/client";
 import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
@@ -134,7 +135,7 @@ const INSERT_OCCURRENCE = sqlText(
 /** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
 const BUSY_LANES = sqlText(
   (d) => `SELECT DISTINCT "agentId", "destination" FROM "OutboxItem"
-  WHERE "agentId" IN ${d.list} AND "state" IN ('PLANNED', 'DISPATCHED')`,
+  WHERE "agentId" IN ${d.list} AND "state" IN ${sqlList(OUTBOX_UNFINISHED)}`,
 );
 const ADVANCE_TRIGGER = sqlText(
   (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.time}, "updatedAt" = ${d.time}

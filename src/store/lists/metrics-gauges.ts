@@ -1,7 +1,5 @@
+import { NOT_RUNNING, OUTBOX_UNFINISHED } from "../../policy/states";
 import type { Db } from "../connection/client";
-
-/** Outbox rows not delivered yet: planned (a retry waits as PLANNED too), or sent and not answered yet. */
-const PENDING = ["PLANNED", "DISPATCHED"];
 
 /** The database facts `/metrics` reports, the same for every process that reads them. */
 export interface MetricsGauges {
@@ -21,7 +19,7 @@ export interface MetricsGauges {
 export async function readMetricsGauges(db: Db): Promise<MetricsGauges> {
   const tenantIds = (await db.tenant.findMany({ select: { id: true } })).map((t) => t.id);
   const paused = await db.control.findMany({
-    where: { state: { not: "RUNNING" } },
+    where: { state: { in: NOT_RUNNING } },
     select: { agentId: true, tenantId: true },
   });
   const pausedTenants = paused.filter((c) => !c.agentId).map((c) => c.tenantId);
@@ -34,7 +32,7 @@ export async function readMetricsGauges(db: Db): Promise<MetricsGauges> {
     }),
     db.outboxItem.groupBy({
       by: ["kind"],
-      where: { tenantId: { in: tenantIds }, state: { in: PENDING } },
+      where: { tenantId: { in: tenantIds }, state: { in: OUTBOX_UNFINISHED } },
       _count: { _all: true },
       _min: { createdAt: true },
     }),

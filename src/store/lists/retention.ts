@@ -1,3 +1,4 @@
+import { OUTBOX_DELIVERED, OUTBOX_GIVEN_UP } from "../../policy/states";
 import type { Db } from "../connection/client";
 import { ESCALATION_BUTTONS, liveEscalations, pruneResolvedEscalations } from "../escalations/prune";
 
@@ -22,8 +23,6 @@ export interface PruneCutoffs {
   batch?: number;
 }
 
-const DELIVERED = ["ACKNOWLEDGED", "OBSERVED"];
-const GIVEN_UP = ["FAILED", "ABANDONED"];
 const RUN_BUTTONS = ["run.approve", "run.deny"];
 
 /**
@@ -43,8 +42,8 @@ export async function pruneFinished(db: Db, cutoffs: PruneCutoffs): Promise<Prun
     escalations: 0,
   };
   for (const [states, before] of [
-    [DELIVERED, cutoffs.deliveredBefore],
-    [GIVEN_UP, cutoffs.auditBefore],
+    [OUTBOX_DELIVERED, cutoffs.deliveredBefore],
+    [OUTBOX_GIVEN_UP, cutoffs.auditBefore],
   ] as const) {
     for (;;) {
       const done = await pruneOutboxBatch(db, [...states], before, batch);

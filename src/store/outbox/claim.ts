@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Store } from "../connection/client";
 import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxRow, outboxItemOf } from "./types";
@@ -26,11 +27,11 @@ UPDATE "OutboxItem" SET "leaseToken" = ?, "leaseAttemptId" = ?, "leaseExpiresAt"
 WHERE "id" IN (
   WITH blocked AS (
     SELECT "agentId", "destination", MIN("createdAt") AS "createdAt" FROM "OutboxItem"
-    WHERE "state" IN ('PLANNED', 'DISPATCHED') AND ("nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time})
+    WHERE "state" IN ${sqlList(OUTBOX_UNFINISHED)} AND ("nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time})
     GROUP BY "agentId", "destination"
   )
   SELECT x."id" FROM "OutboxItem" x
-  WHERE x."state" IN ('PLANNED', 'DISPATCHED') AND x."nextAttemptAt" <= ${d.time}
+  WHERE x."state" IN ${sqlList(OUTBOX_UNFINISHED)} AND x."nextAttemptAt" <= ${d.time}
     AND (x."leaseExpiresAt" IS NULL OR x."leaseExpiresAt" < ${d.time})
     AND x."agentId" NOT IN ${d.list}
     AND x."tenantId" NOT IN ${d.list}

@@ -1,17 +1,8 @@
+import type { OutboxState } from "../../policy/states";
 import { asDate, asDateOrNull } from "../connection/sql";
 
 export type OutboxKind = "trigger" | "event" | "action" | "message";
-export type OutboxState =
-  | "PLANNED"
-  | "DISPATCHED"
-  | "ACKNOWLEDGED"
-  | "OBSERVED"
-  | "FAILED"
-  | "NEEDS_REVIEW"
-  | "ABANDONED";
-
-/** Unfinished: still to be sent, or sent and not yet answered. A lane waits for these (claim.ts). */
-export const UNFINISHED: readonly OutboxState[] = ["PLANNED", "DISPATCHED"];
+export type { OutboxState };
 
 /** One outbound effect, keyed by the idempotency key sent on every attempt. */
 export interface PlannedDelivery {
