@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { canonicalJson } from "./digest";
+import { canonicalJson } from "./canonical-json";
 
 /** Approval state of a run (design.md section 5). Delivery state is kept apart, on the outbox item. */
 export type RunState = "waiting" | "approved" | "denied" | "expired";

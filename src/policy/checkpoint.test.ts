@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "./canonical-json";
 import { decideCheckpoint } from "./checkpoint";
 import { decideDrain } from "./drain";
-import { canonicalJson, fingerprint } from "./fingerprint";
+import { fingerprint } from "./fingerprint";
 
 const steps = ["START", "WELCOME_SENT", "DOCUMENTS_SIGNED", "COMPLETED"];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, packetDigest } from "./digest";
+import { canonicalJson } from "./canonical-json";
+import { packetDigest } from "./digest";
 import { actionKey } from "./ids";
 
 describe("canonical JSON and the packet digest", () => {

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
-import { canonicalJson, packetDigest } from "../../../policy/digest";
+import { canonicalJson } from "../../../policy/canonical-json";
+import { packetDigest } from "../../../policy/digest";
 import { runKey } from "../../../policy/run-ids";
 import { createRun, findFirstPacket, findRun } from "../../../store/approvals/runs";
 import type { KnownAgent } from "../../../store/directory/directory";

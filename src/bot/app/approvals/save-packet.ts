@@ -1,4 +1,5 @@
-import { canonicalJson, packetDigest } from "../../../policy/digest";
+import { canonicalJson } from "../../../policy/canonical-json";
+import { packetDigest } from "../../../policy/digest";
 import { findRun, saveNewPacket } from "../../../store/approvals/runs";
 import type { KnownAgent } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
