@@ -6,7 +6,6 @@ import {
   DEFAULT_RETRY_POLICY,
   outcomeClass,
   parseContract,
-  parseDurationMs,
   retryDelayMs,
 } from "./delivery";
 
@@ -55,12 +54,6 @@ describe("retries", () => {
     expect(classifyResponse(503).kind).toBe("retryable");
     expect(classifyResponse(429).kind).toBe("retryable");
     expect(classifyResponse(400).kind).toBe("rejected");
-  });
-
-  it("parses durations", () => {
-    expect(parseDurationMs("15m")).toBe(900_000);
-    expect(parseDurationMs("250")).toBe(250);
-    expect(parseDurationMs("soon")).toBeNull();
   });
 });
 

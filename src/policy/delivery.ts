@@ -1,3 +1,5 @@
+import { parseDurationMs } from "./duration";
+
 /**
  * How a destination behaves when it receives the same Idempotency-Key twice (design.md section 6).
  * - none: no deduplication; a blind retry after an unknown outcome could double the effect.
@@ -10,15 +12,6 @@ export type ReceivingContract = (
   | { kind: "key-retained"; retentionMs: number }
   | { kind: "unique-external-id" }
 ) & { lookupUrl?: string };
-
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Parses a duration such as "90s", "15m", "24h", "7d" (or a bare number of ms). */
-export function parseDurationMs(text: string): number | null {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
-  if (!match) return null;
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? "ms"]!);
-}
 
 /**
  * Parses the contract text stored with each outbox item:

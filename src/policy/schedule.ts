@@ -1,5 +1,5 @@
 import { CronExpressionParser } from "cron-parser";
-import { parseDurationMs } from "./delivery";
+import { parseDurationMs } from "./duration";
 
 /**
  * A trigger's cadence: a fixed interval, or a cron pattern. An `every` trigger's slots are

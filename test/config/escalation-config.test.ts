@@ -94,6 +94,13 @@ describe("escalation config", () => {
     expect(() => parseDirectory(directory(agent), ".")).toThrow(message);
   });
 
+  it("the environment takes the one duration grammar: weeks and compound durations too", () => {
+    expect(parseEnv({ HOLDFAST_DRAIN_TIMEOUT: "1w" }).HOLDFAST_DRAIN_TIMEOUT).toBe(604_800_000);
+    expect(parseEnv({ HOLDFAST_DRAIN_TIMEOUT: "1h30m" }).HOLDFAST_DRAIN_TIMEOUT).toBe(5_400_000);
+    expect(parseEnv({ HOLDFAST_DRAIN_TIMEOUT: "250" }).HOLDFAST_DRAIN_TIMEOUT).toBe(250);
+    expect(() => parseEnv({ HOLDFAST_DRAIN_TIMEOUT: "1y" })).toThrow("HOLDFAST_DRAIN_TIMEOUT");
+  });
+
   it("HOLDFAST_MONITOR_INTERVAL takes durations (default 30s); HOLDFAST_PUBLIC_URL must be http(s)", () => {
     expect(parseEnv({}).HOLDFAST_MONITOR_INTERVAL).toBe(30_000);
     expect(parseEnv({ HOLDFAST_MONITOR_INTERVAL: "1s" }).HOLDFAST_MONITOR_INTERVAL).toBe(1_000);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDurationMs } from "../../../policy/delivery";
+import { parseDurationMs } from "../../../policy/duration";
 import { FAULT_POINTS } from "../../../policy/faults";
 import { unsupportedDatabaseUrl } from "../../../store/connection/database-url";
 import { secretFromEnv } from "./secrets";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDurationMs } from "../../../policy/delivery";
+import { parseDurationMs } from "../../../policy/duration";
 import { DEFAULT_DELAYS, type EscalationSettings, NOTIFY_ROLES } from "../../../policy/escalation";
 import { isClockTime, isTimeZone } from "../../../policy/quiet-hours";
 

@@ -20,6 +20,10 @@ describe("parsePauseArgs", () => {
     });
   });
 
+  test("a trailing duration in seconds is the until too, not part of the reason", () => {
+    expect(parsePauseArgs("x 90s", now)).toEqual({ ok: true, reason: "x", until: new Date("2026-11-30T12:01:30Z") });
+  });
+
   test("compound durations after until", () => {
     const parsed = parsePauseArgs("big migration until 1h30m", now);
     expect(parsed).toEqual({ ok: true, reason: "big migration", until: new Date("2026-11-30T13:30:00Z") });

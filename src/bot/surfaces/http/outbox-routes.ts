@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { parseDurationMs } from "../../../policy/delivery";
+import { parseDurationMs } from "../../../policy/duration";
 import { runName } from "../../../policy/run-ids";
 import { agentsLedBy } from "../../../store/directory/users";
 import { outboxPage } from "../../../store/lists/pages";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { parseDurationMs } from "../../../policy/delivery";
 import { canonicalJson } from "../../../policy/canonical-json";
+import { parseDurationMs } from "../../../policy/duration";
 import { MAX_ESCALATE_AFTER_S } from "../../../policy/limits";
 import { createRunForAgent } from "../../app/approvals/create-run";
 import { decideRun } from "../../app/approvals/decide-run";
