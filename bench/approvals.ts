@@ -5,8 +5,8 @@ import type { ApprovalRunView as RunView } from "../src/bot/app/approvals/run-vi
 import type { HandlerContext } from "../src/bot/app/context";
 import { HoldfastEvents } from "../src/bot/app/events";
 import { loadDirectoryFile } from "../src/bot/main/config/directory-file";
+import { runKey } from "../src/policy/ids";
 import { hashKey } from "../src/policy/key-hash";
-import { runKey } from "../src/policy/run-ids";
 import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
 import { openStore } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";

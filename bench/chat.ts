@@ -10,7 +10,7 @@ import { HoldfastEvents } from "../src/bot/app/events";
 import { startChat } from "../src/bot/main/chat-wiring";
 import { loadDirectoryFile } from "../src/bot/main/config/directory-file";
 import { buildHttpServer } from "../src/bot/surfaces/http/server";
-import { runKey } from "../src/policy/run-ids";
+import { runKey } from "../src/policy/ids";
 import { openStore } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";
 import { findAgent, syncDirectory } from "../src/store/directory/directory";

@@ -9,6 +9,27 @@ export const agentId = (tenantId: string, name: string) => `${tenantId}:${name}`
 /** The agent's name back from its id (tenant names never contain ':'). */
 export const agentNameOf = (id: string) => id.slice(id.indexOf(":") + 1);
 
+/**
+ * A person's identity on a chat platform, the key of their Identity row: "slack:<team>:<user>",
+ * "discord:<guild>:<user>", "telegram:<user>" (a Telegram user id is global) and, for the console's chat box,
+ * "web:<tenant>:<user name>". Platform ids and tenant names never contain ':', so the first two ':' split it.
+ */
+export type IdentityParts =
+  | { platform: "telegram"; userId: string }
+  | { platform: "slack" | "discord" | "web"; workspaceId: string; userId: string };
+export const identityKey = (identity: IdentityParts): string =>
+  identity.platform === "telegram"
+    ? `telegram:${identity.userId}`
+    : `${identity.platform}:${identity.workspaceId}:${identity.userId}`;
+export function parseIdentity(key: string): IdentityParts | null {
+  const [platform, first, ...rest] = key.split(":");
+  if (first === undefined || first === "") return null;
+  if (platform === "telegram") return rest.length === 0 ? { platform, userId: first } : null;
+  if (platform !== "slack" && platform !== "discord" && platform !== "web") return null;
+  const userId = rest.join(":");
+  return userId ? { platform, workspaceId: first, userId } : null;
+}
+
 /** Control records: one per agent ("agent:<agentId>") and one per tenant ("tenant:<tenantId>"). */
 export const agentScope = (id: string) => `agent:${id}`;
 export const tenantScope = (id: string) => `tenant:${id}`;
@@ -64,3 +85,18 @@ export const escalationId = (random: string) => `esc_${random}`;
 export const MONITOR_SCHEDULER = "escalation-monitor";
 /** The deployment setting that holds the monitor's last tick time. */
 export const MONITOR_TICK_SETTING = "monitor.lastTickAt";
+
+/**
+ * Run ids are scoped per tenant (design.md section 11): the id a caller gives (or is given) is stored as
+ * `<tenant>:<id>`, so an id used in one tenant neither blocks nor reveals another tenant's. Every id that
+ * enters through the API or an event is made into a key here, and every id shown is parsed back here.
+ * Tenant names never contain ':', so the first ':' ends the tenant.
+ */
+export const runKey = (tenantId: string, id: string): string => `${tenantId}:${id}`;
+
+/**
+ * The id a tenant knows a stored run by. A run stored before ids were scoped has no tenant prefix and is
+ * shown as stored.
+ */
+export const runName = (tenantId: string, key: string): string =>
+  key.startsWith(`${tenantId}:`) ? key.slice(tenantId.length + 1) : key;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { decideRun } from "../../src/bot/app/approvals/decide-run";
+import { runKey } from "../../src/policy/ids";
 import { hashKey } from "../../src/policy/key-hash";
-import { runKey } from "../../src/policy/run-ids";
 import { findUserByKeyHash } from "../../src/store/directory/directory";
 import { createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { createHarness, type Harness, KEYS } from "../support/harness";

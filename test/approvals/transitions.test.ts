@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expireRun } from "../../src/bot/app/approvals/expire-run";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { asAgent, createWaitingRun, declareDestinations, outboxCount } from "../support/approvals";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";

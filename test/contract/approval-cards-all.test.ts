@@ -4,7 +4,7 @@ import { decideRun } from "../../src/bot/app/approvals/decide-run";
 import { expireRun } from "../../src/bot/app/approvals/expire-run";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
 import { buttonInteraction, type DiscordFake, discordMessage, startDiscordFake } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";

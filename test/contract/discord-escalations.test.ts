@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { buttonInteraction, type DiscordFake, type DiscordKeyPair, discordMessage } from "../fakes/discord-fake";
 import type { RecordedCall } from "../fakes/recording-http";
 import { cardRows, chatMonitor, createRunWithCards, decisionRows, pingRows } from "../support/approval-cards";

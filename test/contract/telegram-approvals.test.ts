@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { callbackQueryUpdate, type TelegramFake } from "../fakes/telegram-fake";
 import {
   cardRows,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { rememberChatChannel } from "../../src/store/chat/buttons";
 import type { RecordedCall } from "../fakes/recording-http";
 import { slackArgs } from "../fakes/slack-fake";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { slashCommandInteraction } from "../fakes/discord-fake";
 import { PROVIDERS } from "../support/databases";
 import { AGENT_KEYS, DESTINATION, type Doors, startDoors, stateDigest } from "./doors-harness";

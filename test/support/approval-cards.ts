@@ -1,5 +1,5 @@
 import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { type ChatHarness, OPS_AGENT_KEY } from "./chat-harness";
 import { KEYS } from "./harness";
 

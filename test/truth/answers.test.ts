@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { expireRun } from "../../src/bot/app/approvals/expire-run";
-import { runKey } from "../../src/policy/run-ids";
+import { runKey } from "../../src/policy/ids";
 import { AGENT_KEY, asAgent, createWaitingRun, declareDestinations } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";

@@ -1,3 +1,4 @@
+import { parseScope } from "../../policy/ids";
 import type { HeldRuntime, HeldRuntimeOptions } from "../../queue/held/runtime";
 import { startHeldRuntime } from "../../queue/held/runtime";
 import { readControl } from "../../store/control/change";
@@ -40,10 +41,12 @@ async function autoResume(ctx: HandlerContext, scope: string, until: Date): Prom
   const control = await readControl(db, scope);
   if (!control || control.state === "RUNNING" || control.until?.getTime() !== until.getTime()) return;
   if (until.getTime() > ctx.now().getTime()) throw new Error("auto-resume ran early; retrying");
-  if (scope.startsWith("tenant:")) {
-    await resumeTenant(ctx, { kind: "scheduler", tenantId: scope.slice("tenant:".length) });
+  const parsed = parseScope(scope);
+  if (parsed?.kind === "tenant") {
+    await resumeTenant(ctx, { kind: "scheduler", tenantId: parsed.tenantId });
     return;
   }
-  const agent = await findAgentById(db, scope.slice("agent:".length));
+  if (!parsed) return;
+  const agent = await findAgentById(db, parsed.agentId);
   if (agent) await resumeAgent(ctx, { resumer: { kind: "scheduler" }, agent });
 }

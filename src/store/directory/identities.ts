@@ -1,3 +1,4 @@
+import { parseIdentity } from "../../policy/ids";
 import type { Db } from "../connection/client";
 import type { KnownAgent, KnownUser } from "./directory";
 import { findAgent, findUserByIdentity } from "./directory";
@@ -40,8 +41,8 @@ export async function listChatIdentities(
 ): Promise<Array<{ userId: string; platform: "slack" | "discord" | "telegram"; platformUserId: string }>> {
   const rows = await db.identity.findMany({ where: { userId: { in: [...userIds] } }, orderBy: { id: "asc" } });
   return rows.flatMap((row) => {
-    const platform = row.id.slice(0, row.id.indexOf(":"));
-    if (platform !== "slack" && platform !== "discord" && platform !== "telegram") return [];
-    return [{ userId: row.userId, platform, platformUserId: row.id.slice(row.id.lastIndexOf(":") + 1) }];
+    const identity = parseIdentity(row.id);
+    if (!identity || identity.platform === "web") return [];
+    return [{ userId: row.userId, platform: identity.platform, platformUserId: identity.userId }];
   });
 }

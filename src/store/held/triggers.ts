@@ -1,3 +1,4 @@
+import { triggerId } from "../../policy/ids";
 import type { MisfirePolicy } from "../../policy/misfire";
 import type { Cadence } from "../../policy/schedule";
 import type { Db } from "../connection/client";
@@ -23,8 +24,6 @@ export interface StoredTrigger extends TriggerSpec {
   lastDueAt: Date | null;
   createdAt: Date;
 }
-
-export const triggerId = (agentId: string, key: string) => `${agentId}:${key}`;
 
 type Row = Omit<StoredTrigger, "payload" | "misfire"> & { payload: string; misfire: string };
 const toStored = (row: Row): StoredTrigger => ({

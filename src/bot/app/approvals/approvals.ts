@@ -1,4 +1,4 @@
-import { runName } from "../../../policy/run-ids";
+import { runName } from "../../../policy/ids";
 import { listRunsAwaitingReviewer, type WaitingRun } from "../../../store/approvals/runs";
 import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { canonicalJson } from "../../../policy/canonical-json";
 import { packetDigest } from "../../../policy/digest";
-import { runKey } from "../../../policy/run-ids";
+import { runKey } from "../../../policy/ids";
 import { createRun, findFirstPacket, findRun } from "../../../store/approvals/runs";
 import type { KnownAgent } from "../../../store/directory/directory";
 import { configuredReviewers } from "../../../store/directory/reviewers";

@@ -1,7 +1,6 @@
 import type { DecisionAction, DecisionResult, RejectReason, StaleReason } from "../../../policy/approval";
 import { decide, decisionFingerprint } from "../../../policy/approval";
-import { actionKey } from "../../../policy/ids";
-import { runName } from "../../../policy/run-ids";
+import { actionKey, runName } from "../../../policy/ids";
 import { commitDecision, findDecisionEvent } from "../../../store/approvals/decisions";
 import { findRun, type RunRecord } from "../../../store/approvals/runs";
 import type { KnownUser } from "../../../store/directory/directory";

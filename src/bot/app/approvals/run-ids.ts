@@ -1,4 +1,4 @@
-import { runKey } from "../../../policy/run-ids";
+import { runKey } from "../../../policy/ids";
 import { findRun, type RunRecord } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
 

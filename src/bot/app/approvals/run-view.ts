@@ -1,6 +1,5 @@
 import { deliveryClass } from "../../../policy/delivery-class";
-import { agentNameOf as agentName } from "../../../policy/ids";
-import { runName } from "../../../policy/run-ids";
+import { agentNameOf as agentName, runName } from "../../../policy/ids";
 import { findDeciding } from "../../../store/approvals/decisions";
 import type { RunRecord } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";

@@ -1,5 +1,5 @@
 import type { EscalationState } from "../../../policy/escalation";
-import { runName } from "../../../policy/run-ids";
+import { runName } from "../../../policy/ids";
 import type { KnownUser } from "../../../store/directory/directory";
 import { findAgentById } from "../../../store/directory/directory";
 import { agentsLedBy, userNames } from "../../../store/directory/users";

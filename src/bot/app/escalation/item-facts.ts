@@ -1,5 +1,4 @@
-import { agentScope } from "../../../policy/ids";
-import { runName } from "../../../policy/run-ids";
+import { agentScope, runName } from "../../../policy/ids";
 import { findRun } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
 import { readControl } from "../../../store/control/change";

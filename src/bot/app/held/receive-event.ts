@@ -1,5 +1,5 @@
 import { fingerprint } from "../../../policy/fingerprint";
-import { runKey, runName } from "../../../policy/run-ids";
+import { runKey, runName } from "../../../policy/ids";
 import type { StateDelta } from "../../../store/approvals/runs-checkpoint";
 import { checkGate } from "../../../store/control/gate";
 import type { KnownAgent } from "../../../store/directory/directory";

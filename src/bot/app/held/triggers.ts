@@ -1,17 +1,11 @@
 import type { AgentLimits } from "../../../policy/agent-settings";
 import { parseContract } from "../../../policy/delivery";
+import { triggerId } from "../../../policy/ids";
 import { shortestGapMs } from "../../../policy/quotas";
 import { anchorOffset, nextDueAfter } from "../../../policy/schedule";
 import type { KnownAgent } from "../../../store/directory/directory";
 import type { StoredTrigger, TriggerSpec } from "../../../store/held/triggers";
-import {
-  cadenceOf,
-  countTriggers,
-  deleteTrigger,
-  findTrigger,
-  triggerId,
-  upsertTrigger,
-} from "../../../store/held/triggers";
+import { cadenceOf, countTriggers, deleteTrigger, findTrigger, upsertTrigger } from "../../../store/held/triggers";
 import { triggerPage } from "../../../store/lists/pages";
 import { destinationContract } from "../approvals/destinations";
 import type { HandlerContext } from "../context";

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { RunState } from "../../../policy/approval";
 import { pageAnswer, readCursor } from "../../../policy/cursor";
-import { agentNameOf } from "../../../policy/ids";
-import { runName } from "../../../policy/run-ids";
+import { agentNameOf, runName } from "../../../policy/ids";
 import type { RunRecord } from "../../../store/approvals/runs";
 import { findAgent, type KnownUser } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";

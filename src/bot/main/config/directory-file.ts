@@ -3,7 +3,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { AgentSettings } from "../../../policy/agent-settings";
-import { agentId } from "../../../policy/ids";
+import { agentId, identityKey } from "../../../policy/ids";
 import { hashKey } from "../../../policy/key-hash";
 import type { DirectorySpec, TenantSpec } from "../../../store/directory/directory";
 import { ConfigError } from "./env";
@@ -161,10 +161,12 @@ function toTenantSpec(
   const users = Object.entries(t.users).map(([name, u]) => {
     const key = readKey(u.apiKey, u.apiKeyFile, baseDir, `${label}: tenants.${id}.users.${name}.apiKey`);
     const identities = [
-      ...(u.slack && t.slack ? [`slack:${t.slack.teamId}:${u.slack}`] : []),
-      ...(u.discord && t.discord ? [`discord:${t.discord.guildId}:${u.discord}`] : []),
-      ...(u.telegram ? [`telegram:${u.telegram}`] : []),
-      `web:${id}:${name}`,
+      ...(u.slack && t.slack ? [identityKey({ platform: "slack", workspaceId: t.slack.teamId, userId: u.slack })] : []),
+      ...(u.discord && t.discord
+        ? [identityKey({ platform: "discord", workspaceId: t.discord.guildId, userId: u.discord })]
+        : []),
+      ...(u.telegram ? [identityKey({ platform: "telegram", userId: u.telegram })] : []),
+      identityKey({ platform: "web", workspaceId: id, userId: name }),
     ];
     return { name, apiKeyHash: key ? hashKey(key) : undefined, identities };
   });

@@ -1,4 +1,4 @@
-import { runName } from "../../../policy/run-ids";
+import { runName } from "../../../policy/ids";
 import type { RunRecord } from "../../app/records";
 import type { Card } from "./types";
 import { when } from "./words";

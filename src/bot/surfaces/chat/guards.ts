@@ -1,3 +1,4 @@
+import { identityKey } from "../../../policy/ids";
 import { findAgent, findUserByIdentity } from "../../../store/directory/directory";
 import {
   findDiscordUserInAnyGuild,
@@ -48,9 +49,12 @@ const knownUser: Guard<Located, Located & { user: KnownUser }> = async (ctx, loc
   const { db } = ctx.store;
   const user =
     actor.platform === "telegram"
-      ? await findUserByIdentity(db, `telegram:${actor.userId}`)
+      ? await findUserByIdentity(db, identityKey({ platform: "telegram", userId: actor.userId }))
       : actor.workspaceId
-        ? await findUserByIdentity(db, `${actor.platform}:${actor.workspaceId}:${actor.userId}`)
+        ? await findUserByIdentity(
+            db,
+            identityKey({ platform: actor.platform, workspaceId: actor.workspaceId, userId: actor.userId }),
+          )
         : actor.platform === "discord"
           ? await findDiscordUserInAnyGuild(db, actor.userId)
           : null;

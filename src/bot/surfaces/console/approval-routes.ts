@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { runName } from "../../../policy/run-ids";
+import { runName } from "../../../policy/ids";
 import { decideRun } from "../../app/approvals/decide-run";
 import { findTenantRun, storedRunId } from "../../app/approvals/run-ids";
 import { approvalRunView, seesDeliveryDetail } from "../../app/approvals/run-view";

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { runName } from "../../../policy/ids";
 import { effectiveRole } from "../../../policy/roles";
-import { runName } from "../../../policy/run-ids";
 import { findDeciding } from "../../../store/approvals/decisions";
 import { findAgentById, type KnownUser, standingOf, userName } from "../../../store/directory/directory";
 import { findReviewItems } from "../../../store/outbox/review";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseDurationMs } from "../../../policy/duration";
-import { runName } from "../../../policy/run-ids";
+import { runName } from "../../../policy/ids";
 import { agentsLedBy } from "../../../store/directory/users";
 import { outboxPage } from "../../../store/lists/pages";
 import { deliveryView } from "../../app/approvals/run-view";
