@@ -4,5 +4,5 @@
 export type { RunRecord, WaitingRun } from "../../store/approvals/runs";
 export type { StoredButton } from "../../store/chat/buttons";
 export type { KnownAgent, KnownUser } from "../../store/directory/directory";
-export type { HeldCounts } from "../../store/held/held-work";
+export type { HeldCounts } from "../../store/held/counts";
 export type { OutboxItem } from "../../store/outbox/types";

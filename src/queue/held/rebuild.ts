@@ -2,7 +2,7 @@ import type { Queue } from "bullmq";
 import type { Logger } from "pino";
 import type { Store } from "../../store/connection/client";
 import { drainingScopes, scopesWithUntil } from "../../store/control/drain";
-import { uncoveredHeldAgents } from "../../store/held/held-summary";
+import { uncoveredHeldAgents } from "../../store/held/counts";
 import { openRecoveryRelease, openReleaseIds } from "../../store/held/releases";
 import { allTriggers } from "../../store/held/triggers";
 import { catchUpTrigger } from "./catch-up";

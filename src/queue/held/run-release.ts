@@ -3,8 +3,8 @@ import { releaseLeaseName } from "../../policy/ids";
 import type { MetricsSink } from "../../policy/metrics-sink";
 import type { Store } from "../../store/connection/client";
 import { dropLease, takeLease } from "../../store/connection/leases";
+import { releaseCounts } from "../../store/held/counts";
 import { pumpEvents } from "../../store/held/inbox-pump";
-import { releaseCounts } from "../../store/held/release-counts";
 import { ReleaseRaceError, releaseNextBatch } from "../../store/held/releases";
 
 export interface ReleaseDeps {

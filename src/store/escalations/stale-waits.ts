@@ -2,7 +2,7 @@ import type { EscalationKind } from "../../policy/escalation";
 import { escalationItemKey } from "../../policy/ids";
 import { NOT_RUNNING, OUTBOX_UNDELIVERED } from "../../policy/states";
 import type { Db } from "../connection/client";
-import { countHeldWork } from "../held/held-work";
+import { countHeldWork } from "../held/counts";
 
 /** Something that waits on a person now, whether or not it is stale yet. */
 export interface Wait {

@@ -1,4 +1,4 @@
-import { occurrenceKey, triggerKeyOf } from "../../policy/ids";
+import { occurrenceKey } from "../../policy/ids";
 import type { Db, Tx } from "../connection/client";
 import { isUniqueViolation } from "../connection/prisma-errors";
 import type { StoredTrigger } from "./triggers";
@@ -53,12 +53,4 @@ async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedRecord>
     data: { lastDueAt: latest },
   });
   return { recorded: fresh.length };
-}
-
-/** Held occurrences per trigger key of one agent (the resume preflight). */
-export async function heldOccurrencesByTrigger(db: Db, agentId: string): Promise<Record<string, number>> {
-  const rows = await db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: true });
-  const out: Record<string, number> = {};
-  for (const row of rows) out[triggerKeyOf(agentId, row.triggerId)] = row._count;
-  return out;
 }

@@ -1,7 +1,7 @@
 import { agentScope, tenantScope } from "../../../policy/ids";
 import { readControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
-import { countHeldWork, findOldestWaits, type HeldCounts, type OldestWaits } from "../../../store/held/held-work";
+import { countHeldWork, findOldestWaits, type HeldCounts, type OldestWaits } from "../../../store/held/counts";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView, type TenantView, tenantView } from "./control-view";
 

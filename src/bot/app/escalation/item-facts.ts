@@ -5,7 +5,7 @@ import { readControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
 import type { StoredEscalation } from "../../../store/escalations/records";
-import { countHeldWork } from "../../../store/held/held-work";
+import { countHeldWork } from "../../../store/held/counts";
 import { findOutboxItem } from "../../../store/outbox/marks";
 import { shortDigest } from "../../surfaces/chat/approval-card";
 import { when } from "../../surfaces/chat/words";

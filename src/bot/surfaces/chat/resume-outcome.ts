@@ -1,8 +1,8 @@
 import { agentScope } from "../../../policy/ids";
 import { replaceChatButtonPayload, type StoredButton } from "../../../store/chat/buttons";
+import { lastResumeSince } from "../../../store/control/audit";
 import { type KnownAgent, type KnownUser, userName } from "../../../store/directory/directory";
-import { countHeldWork, type HeldCounts } from "../../../store/held/held-work";
-import { lastResumeSince } from "../../../store/held/release-counts";
+import { countHeldWork, type HeldCounts } from "../../../store/held/counts";
 import type { HandlerContext } from "../../app/context";
 import { releasedWords, when } from "./words";
 

@@ -1,0 +1,118 @@
+import { triggerKeyOf } from "../../policy/ids";
+import type { MisfirePolicy } from "../../policy/misfire";
+import { INBOX_WAITING, OUTBOX_UNDELIVERED } from "../../policy/states";
+import type { Db } from "../connection/client";
+
+/**
+ * The counts of held work (design.md section 4), read from the durable rows: what a resume would release,
+ * what a release let go, what waits longest, and which agents hold work no release covers.
+ */
+
+/** What a resume of this agent would release. */
+export interface HeldCounts {
+  /** Held trigger occurrences in all, and per trigger key. */
+  occurrences: number;
+  occurrencesByTrigger: Record<string, number>;
+  /** Inbound events not yet delivered to the agent (held, or queued behind an earlier one). */
+  inboundEvents: number;
+  /** Outbox items planned but not sent: held approved actions (and deliveries planned just before a pause). */
+  outboxActions: number;
+  needsReview: number;
+}
+
+/** Held occurrences of one agent per trigger id. */
+const heldPerTrigger = (db: Db, agentId: string) =>
+  db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: true });
+
+export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts> {
+  const [perTrigger, inboundEvents, outboxActions, needsReview] = await Promise.all([
+    heldPerTrigger(db, agentId),
+    db.inboxEvent.count({ where: { agentId, state: { in: INBOX_WAITING } } }),
+    db.outboxItem.count({ where: { agentId, state: "PLANNED" } }),
+    db.outboxItem.count({ where: { agentId, state: "NEEDS_REVIEW" } }),
+  ]);
+  const occurrencesByTrigger: Record<string, number> = {};
+  for (const row of perTrigger) occurrencesByTrigger[triggerKeyOf(agentId, row.triggerId)] = row._count;
+  const occurrences = perTrigger.reduce((total, row) => total + row._count, 0);
+  return { occurrences, occurrencesByTrigger, inboundEvents, outboxActions, needsReview };
+}
+
+/** Held occurrences per trigger with that trigger's misfire policy (what a release will do with them). */
+export async function heldByPolicy(
+  db: Db,
+  agentId: string,
+): Promise<Array<{ triggerId: string; misfire: MisfirePolicy; held: number }>> {
+  const rows = await heldPerTrigger(db, agentId);
+  if (rows.length === 0) return [];
+  const triggers = await db.trigger.findMany({
+    where: { id: { in: rows.map((r) => r.triggerId) } },
+    select: { id: true, misfire: true },
+  });
+  const policy = new Map(triggers.map((t) => [t.id, t.misfire as MisfirePolicy]));
+  // A trigger deleted meanwhile has its held rows SKIPPED by the release.
+  return rows.map((r) => ({ triggerId: r.triggerId, misfire: policy.get(r.triggerId) ?? "skip", held: r._count }));
+}
+
+export interface OldestWaits {
+  approval: { runId: string; operation: string | null; since: Date } | null;
+  undelivered: { id: string; destination: string; state: string; since: Date } | null;
+}
+
+/** The agent's oldest waiting approval and its oldest undelivered outbox row. */
+export async function findOldestWaits(db: Db, agentId: string): Promise<OldestWaits> {
+  const [run, item] = await Promise.all([
+    db.run.findFirst({ where: { agentId, state: "waiting" }, orderBy: { createdAt: "asc" } }),
+    db.outboxItem.findFirst({ where: { agentId, state: { in: OUTBOX_UNDELIVERED } }, orderBy: { createdAt: "asc" } }),
+  ]);
+  return {
+    approval: run ? { runId: run.id, operation: run.operation, since: run.createdAt } : null,
+    undelivered: item ? { id: item.id, destination: item.destination, state: item.state, since: item.createdAt } : null,
+  };
+}
+
+/** Everything a release let go, by kind (the log line and the release's own counts of occurrences). */
+export interface ReleaseCounts {
+  occurrencesReleased: number;
+  occurrencesSkipped: number;
+  /** Held inbound events handed back to their agents' ordered queues by this release. */
+  events: number;
+  /** Approved actions that were waiting when the release opened and had not gone out before it. */
+  actions: number;
+}
+
+export async function releaseCounts(db: Db, releaseId: string): Promise<ReleaseCounts | null> {
+  const release = await db.release.findUnique({ where: { id: releaseId } });
+  if (!release) return null;
+  const scope = release.agentId ? { agentId: release.agentId } : { tenantId: release.tenantId };
+  const [events, actions] = await Promise.all([
+    db.inboxEvent.count({ where: { releaseId } }),
+    db.outboxItem.count({
+      where: {
+        ...scope,
+        kind: "action",
+        createdAt: { lte: release.createdAt },
+        OR: [{ firstDispatchedAt: null, state: "PLANNED" }, { firstDispatchedAt: { gte: release.createdAt } }],
+      },
+    }),
+  ]);
+  return { occurrencesReleased: release.released, occurrencesSkipped: release.skipped, events, actions };
+}
+
+/**
+ * Agents holding work that no open release covers. With their gate open, such rows are orphans: a tick or
+ * an event that read the gate just before a resume committed, after that resume's release had finished.
+ */
+export async function uncoveredHeldAgents(db: Db): Promise<Array<{ agentId: string; tenantId: string }>> {
+  const open = await db.release.findMany({ where: { state: "OPEN" }, select: { agentId: true, tenantId: true } });
+  const coveredAgents = new Set(open.filter((r) => r.agentId).map((r) => r.agentId));
+  const coveredTenants = new Set(open.filter((r) => !r.agentId).map((r) => r.tenantId));
+  // Asked every reconcile tick, so each read seeks an index instead of reading every row ever recorded:
+  // occurrences through (tenantId, state), one tenant at a time; events through (state, agentId).
+  const tenantIds = (await db.tenant.findMany({ select: { id: true } })).map((t) => t.id);
+  const [occurrences, events] = await Promise.all([
+    db.occurrence.groupBy({ by: ["agentId", "tenantId"], where: { tenantId: { in: tenantIds }, state: "HELD" } }),
+    db.inboxEvent.groupBy({ by: ["agentId", "tenantId"], where: { state: "HELD" } }),
+  ]);
+  const byAgent = new Map([...occurrences, ...events].map((r) => [r.agentId, r]));
+  return [...byAgent.values()].filter((r) => !coveredAgents.has(r.agentId) && !coveredTenants.has(r.tenantId));
+}
