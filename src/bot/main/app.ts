@@ -27,7 +27,7 @@ import { wireConsole } from "./console-wiring";
 import { crashFaults } from "./crash-hook";
 import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { startHeld } from "./held-wiring";
-import { createMetrics } from "./metrics";
+import { createMetrics } from "./metrics/registry";
 
 export interface HoldfastApp {
   ctx: HandlerContext;
