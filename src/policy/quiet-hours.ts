@@ -15,16 +15,6 @@ const minutesOf = (hhmm: string): number => {
 /** A valid "HH:MM" (24-hour clock). */
 export const isClockTime = (text: string): boolean => /^([01]\d|2[0-3]):[0-5]\d$/.test(text);
 
-/** Whether the IANA zone is known to this runtime's Intl data. */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-GB", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The local wall clock at `at` in `tz`, as minutes and seconds since local midnight. */
 function localClock(tz: string, at: Date): { minutes: number; seconds: number } {
   const parts = new Intl.DateTimeFormat("en-GB", {

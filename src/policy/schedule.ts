@@ -38,6 +38,7 @@ export function isValidCron(pattern: string, tz?: string): boolean {
   }
 }
 
+/** Whether the IANA zone is known to this runtime's Intl data (a cron trigger's and quiet hours' `tz`). */
 export function isValidTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });

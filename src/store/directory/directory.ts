@@ -142,15 +142,8 @@ export interface KnownAgent {
   settings: AgentSettings;
 }
 
-export function toKnownAgent(row: {
-  id: string;
-  tenantId: string;
-  name: string;
-  principalId: string | null;
-  secondaryManagerId: string | null;
-  webhook: string | null;
-  settings: string;
-}): KnownAgent {
+/** The Agent row's columns a KnownAgent is made of: the same, with the settings as stored JSON text. */
+export function toKnownAgent(row: Omit<KnownAgent, "settings"> & { settings: string }): KnownAgent {
   return { ...row, settings: agentSettingsOf(JSON.parse(row.settings)) };
 }
 

@@ -25,17 +25,43 @@ const heldPerTrigger = (db: Db, agentId: string) =>
   db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: true });
 
 export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts> {
-  const [perTrigger, inboundEvents, outboxActions, needsReview] = await Promise.all([
-    heldPerTrigger(db, agentId),
-    db.inboxEvent.count({ where: { agentId, state: { in: INBOX_WAITING } } }),
-    db.outboxItem.count({ where: { agentId, state: "PLANNED" } }),
-    db.outboxItem.count({ where: { agentId, state: "NEEDS_REVIEW" } }),
-  ]);
-  const occurrencesByTrigger: Record<string, number> = {};
-  for (const row of perTrigger) occurrencesByTrigger[triggerKeyOf(agentId, row.triggerId)] = row._count;
-  const occurrences = perTrigger.reduce((total, row) => total + row._count, 0);
-  return { occurrences, occurrencesByTrigger, inboundEvents, outboxActions, needsReview };
+  return (await countHeldWorkOf(db, [agentId])).get(agentId)!;
 }
+
+/** The held counts of many agents in three reads, whatever their number (a page of the agents list). */
+export async function countHeldWorkOf(db: Db, agentIds: readonly string[]): Promise<Map<string, HeldCounts>> {
+  const agentId = { in: [...agentIds] };
+  const [perTrigger, events, outbox] = await Promise.all([
+    db.occurrence.groupBy({ by: ["agentId", "triggerId"], where: { agentId, state: "HELD" }, _count: true }),
+    db.inboxEvent.groupBy({ by: ["agentId"], where: { agentId, state: { in: INBOX_WAITING } }, _count: true }),
+    db.outboxItem.groupBy({
+      by: ["agentId", "state"],
+      where: { agentId, state: { in: ["PLANNED", "NEEDS_REVIEW"] } },
+      _count: true,
+    }),
+  ]);
+  const counts = new Map(agentIds.map((id) => [id, noneHeld()]));
+  for (const row of perTrigger) {
+    const held = counts.get(row.agentId)!;
+    held.occurrences += row._count;
+    held.occurrencesByTrigger[triggerKeyOf(row.agentId, row.triggerId)] = row._count;
+  }
+  for (const row of events) counts.get(row.agentId)!.inboundEvents = row._count;
+  for (const row of outbox) {
+    const held = counts.get(row.agentId)!;
+    if (row.state === "PLANNED") held.outboxActions = row._count;
+    else held.needsReview = row._count;
+  }
+  return counts;
+}
+
+const noneHeld = (): HeldCounts => ({
+  occurrences: 0,
+  occurrencesByTrigger: {},
+  inboundEvents: 0,
+  outboxActions: 0,
+  needsReview: 0,
+});
 
 /** Held occurrences per trigger with that trigger's misfire policy (what a release will do with them). */
 export async function heldByPolicy(

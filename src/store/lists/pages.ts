@@ -1,6 +1,6 @@
 import type { Db } from "../connection/client";
 import { type StoredTrigger, toStoredTrigger } from "../held/triggers";
-import type { OutboxItem, OutboxState } from "../outbox/types";
+import { type OutboxItem, type OutboxState, outboxItemOf } from "../outbox/types";
 
 /**
  * Keyset pages of the API's lists: each page reads `limit + 1` rows after the previous page's last sort key,
@@ -17,17 +17,26 @@ export function paged<T, K>(rows: T[], limit: number, keyOf: (row: T) => K): Pag
   return rows.length > limit ? { items, next: keyOf(items[items.length - 1]!) } : { items };
 }
 
-/** An agent's triggers by key. */
-export async function triggerPage(
-  db: Db,
-  agentId: string,
-  page: { limit: number; after?: string },
-): Promise<Page<StoredTrigger, string>> {
-  const rows = await db.trigger.findMany({
-    where: { agentId, ...(page.after !== undefined ? { key: { gt: page.after } } : {}) },
-    orderBy: { key: "asc" },
+/** A page in ascending order of a unique text column, after the previous page's last value of it. */
+export interface TextPage {
+  limit: number;
+  after?: string;
+}
+
+/** The `where` part, `orderBy` and `take` of a TextPage over `column`. */
+export function ascendingBy<C extends string>(column: C, page: TextPage) {
+  const after = page.after === undefined ? {} : { [column]: { gt: page.after } };
+  return {
+    after: after as Partial<Record<C, { gt: string }>>,
+    orderBy: { [column]: "asc" } as Record<C, "asc">,
     take: page.limit + 1,
-  });
+  };
+}
+
+/** An agent's triggers by key. */
+export async function triggerPage(db: Db, agentId: string, page: TextPage): Promise<Page<StoredTrigger, string>> {
+  const { after, orderBy, take } = ascendingBy("key", page);
+  const rows = await db.trigger.findMany({ where: { agentId, ...after }, orderBy, take });
   return paged(rows.map(toStoredTrigger), page.limit, (t) => t.key);
 }
 
@@ -55,5 +64,5 @@ export async function outboxPage(
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],
     take: filter.limit + 1,
   });
-  return paged(rows as OutboxItem[], filter.limit, (item) => ({ createdAt: item.createdAt, id: item.id }));
+  return paged(rows.map(outboxItemOf), filter.limit, (item) => ({ createdAt: item.createdAt, id: item.id }));
 }

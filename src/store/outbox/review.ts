@@ -1,5 +1,5 @@
 import type { Db } from "../connection/client";
-import type { OutboxItem, OutboxState } from "./types";
+import { type OutboxItem, type OutboxState, outboxItemOf } from "./types";
 
 /** Which NEEDS_REVIEW items a bulk reconcile takes: all of the tenant's, narrowed by each filter given. */
 export interface ReviewFilter {
@@ -23,13 +23,13 @@ export async function findReviewItems(db: Db, tenantId: string, filter: ReviewFi
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: filter.limit,
   });
-  return rows as OutboxItem[];
+  return rows.map(outboxItemOf);
 }
 
 /** The latest outbox item of a run: its delivery state, kept apart from the approval state. */
 export async function findRunDelivery(db: Db, runId: string): Promise<OutboxItem | null> {
   const row = await db.outboxItem.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });
-  return row as OutboxItem | null;
+  return row ? outboxItemOf(row) : null;
 }
 
 export type Resolution = "delivered" | "retry" | "abandon";

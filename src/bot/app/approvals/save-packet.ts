@@ -6,6 +6,12 @@ import type { HandlerContext } from "../context";
 import { waitedSeconds } from "./run-ids";
 import { type ApprovalRunView, approvalRunView } from "./run-view";
 
+export type SavePacketResult =
+  | { kind: "saved" | "unchanged"; run: ApprovalRunView }
+  | { kind: "not_found" }
+  | { kind: "stale" }
+  | { kind: "invalid_state" };
+
 export interface SavePacketCommand {
   agent: KnownAgent;
   runId: string;
@@ -14,12 +20,6 @@ export interface SavePacketCommand {
   version?: number;
   deadline?: Date;
 }
-
-export type SavePacketResult =
-  | { kind: "saved" | "unchanged"; run: ApprovalRunView }
-  | { kind: "not_found" }
-  | { kind: "stale" }
-  | { kind: "invalid_state" };
 
 /**
  * A changed packet is a new version with a new digest and a new approval request; decisions carrying

@@ -47,14 +47,24 @@ export async function controlView(
   tenant?: StoredControl | null,
 ): Promise<ControlView> {
   const tenantControl = tenant === undefined ? await readControl(db, tenantScope(agent.tenantId)) : tenant;
+  return controlViewOf(agent.name, control, tenantControl, await userName(db, control.setBy));
+}
+
+/** The view from records and the setter's name already read (a list of many agents reads the names at once). */
+export function controlViewOf(
+  agentName: string,
+  control: StoredControl,
+  tenant: StoredControl | null,
+  setBy: string | null,
+): ControlView {
   return {
-    agent: agent.name,
+    agent: agentName,
     state: control.state,
     holdLevel: control.holdLevel,
     reason: control.reason,
-    setBy: await userName(db, control.setBy),
+    setBy,
     setAt: control.setAt?.toISOString() ?? null,
     until: control.until?.toISOString() ?? null,
-    effective: effectiveControl(control, tenantControl),
+    effective: effectiveControl(control, tenant),
   };
 }

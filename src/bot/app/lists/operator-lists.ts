@@ -1,17 +1,19 @@
 import { z } from "zod";
 import type { RunState } from "../../../policy/approval";
 import { pageAnswer, readCursor } from "../../../policy/cursor";
-import { agentNameOf, runName } from "../../../policy/ids";
+import { agentNameOf, agentScope, runName, tenantScope } from "../../../policy/ids";
 import type { RunRecord } from "../../../store/approvals/runs";
+import type { Db } from "../../../store/connection/client";
+import { readControls } from "../../../store/control/gate";
 import { findAgent, type KnownUser } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
+import { countHeldWorkOf, type HeldCounts } from "../../../store/held/counts";
 import { agentsPage } from "../../../store/lists/agents-page";
 import { AUDIT_SOURCES, type AuditRow, auditPage } from "../../../store/lists/audit-page";
 import { runsPage } from "../../../store/lists/runs-page";
 import { isCheckpointRun } from "../approvals/run-view";
 import type { HandlerContext } from "../context";
-import type { ControlView } from "../control/control-view";
-import { agentStatus } from "../control/status";
+import { type ControlView, controlViewOf } from "../control/control-view";
 
 /**
  * The operator's lists (GET /v1/agents, /v1/runs, /v1/audit, and the web console): plain handlers over one
@@ -44,7 +46,7 @@ export type ListResult<T> =
 export interface AgentListItem extends Omit<ControlView, "agent"> {
   name: string;
   tenantPaused: boolean;
-  held: Awaited<ReturnType<typeof agentStatus>>["held"];
+  held: HeldCounts;
 }
 
 export interface RunListItem {
@@ -97,53 +99,63 @@ export async function listAgents(
 ): Promise<ListResult<AgentListItem>> {
   const cursor = readCursor(AgentCursor, page.cursor);
   if (!cursor.ok) return badCursor;
-  const found = await agentsPage(ctx.store.db, user.tenantId, { limit: page.limit ?? DEFAULT_PAGE, after: cursor.key });
-  const items = await Promise.all(
-    found.items.map(async (agent) => {
-      const status = await agentStatus(ctx, agent);
-      const { agent: name, ...control } = status.control;
-      return { name, ...control, tenantPaused: status.tenantPaused, held: status.held };
-    }),
-  );
+  const { db } = ctx.store;
+  const found = await agentsPage(db, user.tenantId, { limit: page.limit ?? DEFAULT_PAGE, after: cursor.key });
+  // A page costs the same few reads however many agents it holds: records, counts and names each at once.
+  const ids = found.items.map((agent) => agent.id);
+  const [controls, held] = await Promise.all([
+    readControls(ctx.store, [tenantScope(user.tenantId), ...ids.map(agentScope)]),
+    countHeldWorkOf(db, ids),
+  ]);
+  const setters = [...controls.values()].flatMap((c) => (c.setBy ? [c.setBy] : []));
+  const names = await userNames(db, [...new Set(setters)]);
+  const tenant = controls.get(tenantScope(user.tenantId)) ?? null;
+  const items = found.items.map((agent): AgentListItem => {
+    const record = controls.get(agentScope(agent.id))!;
+    const setBy = record.setBy ? (names.get(record.setBy) ?? record.setBy) : null;
+    const { agent: name, ...control } = controlViewOf(agent.name, record, tenant, setBy);
+    return { name, ...control, tenantPaused: control.effective.by === "tenant", held: held.get(agent.id)! };
+  });
   return { kind: "page", ...pageAnswer(items, found.next) };
 }
 
-type Refusal = Exclude<ListResult<never>, { kind: "page" }>;
+/** Where a filtered list's page starts, of which agent, and how long it is. */
+interface OpenList<K> {
+  after: K | undefined;
+  agentId: string | undefined;
+  limit: number;
+}
 
 /**
- * What every filtered list checks first: the cursor is one of this list's, and an agent named in the filter
- * is one of the caller's tenant's (another tenant's is not found).
+ * A filtered list: first what every one checks (the cursor is one of this list's, and an agent named in the
+ * filter is one of the caller's tenant's; another tenant's is not found), then its own page.
  */
-async function openList<K extends z.ZodType>(
+async function filteredList<K extends z.ZodType, T>(
   ctx: HandlerContext,
   user: KnownUser,
   cursorSchema: K,
   filter: PageRequest & { agent?: string },
-): Promise<{ after: z.infer<K> | undefined; agentId: string | undefined; limit: number } | Refusal> {
+  page: (db: Db, list: OpenList<z.infer<K>>) => Promise<{ items: T[]; next?: unknown }>,
+): Promise<ListResult<T>> {
   const cursor = readCursor(cursorSchema, filter.cursor);
   if (!cursor.ok) return badCursor;
-  const agent = filter.agent === undefined ? undefined : await findAgent(ctx.store.db, user.tenantId, filter.agent);
+  const { db } = ctx.store;
+  const agent = filter.agent === undefined ? undefined : await findAgent(db, user.tenantId, filter.agent);
   if (agent === null) return { kind: "not_found", field: "agent", message: `no agent '${filter.agent}'` };
-  return { after: cursor.key, agentId: agent?.id, limit: filter.limit ?? DEFAULT_PAGE };
+  const found = await page(db, { after: cursor.key, agentId: agent?.id, limit: filter.limit ?? DEFAULT_PAGE });
+  return { kind: "page", ...pageAnswer(found.items, found.next) };
 }
 
-export async function listRuns(
-  ctx: HandlerContext,
-  user: KnownUser,
-  filter: RunsListFilter = {},
-): Promise<ListResult<RunListItem>> {
-  const list = await openList(ctx, user, RunCursor, filter);
-  if ("kind" in list) return list;
-  const { db } = ctx.store;
-  const found = await runsPage(db, user.tenantId, {
-    ...list,
-    state: filter.state as RunState | undefined,
-    reviewerId: filter.reviewer === "me" ? user.id : undefined,
+export const listRuns = (ctx: HandlerContext, user: KnownUser, filter: RunsListFilter = {}) =>
+  filteredList(ctx, user, RunCursor, filter, async (db, list) => {
+    const found = await runsPage(db, user.tenantId, {
+      ...list,
+      state: filter.state as RunState | undefined,
+      reviewerId: filter.reviewer === "me" ? user.id : undefined,
+    });
+    const names = await userNames(db, [...new Set(found.items.flatMap((run) => run.reviewers))]);
+    return { items: found.items.map((run) => runListItem(run, names)), next: found.next };
   });
-  const names = await userNames(db, [...new Set(found.items.flatMap((run) => run.reviewers))]);
-  const items = found.items.map((run) => runListItem(run, names));
-  return { kind: "page", ...pageAnswer(items, found.next) };
-}
 
 function runListItem(run: RunRecord, names: Map<string, string>): RunListItem {
   return {
@@ -163,18 +175,17 @@ function runListItem(run: RunRecord, names: Map<string, string>): RunListItem {
   };
 }
 
-export async function listAudit(
-  ctx: HandlerContext,
-  user: KnownUser,
-  filter: AuditListFilter = {},
-): Promise<ListResult<AuditEntry>> {
-  const list = await openList(ctx, user, AuditCursor, filter);
-  if ("kind" in list) return list;
-  const { db } = ctx.store;
-  const found = await auditPage(db, user.tenantId, { ...list, since: filter.since });
-  const actors = await userNames(db, [...new Set(found.items.flatMap((row) => (row.actorId ? [row.actorId] : [])))]);
-  const items = found.items.map((row) => ({
-    id: `${row.source}:${Array.isArray(row.id) ? `${runName(user.tenantId, row.id[0])}:${row.id[1]}` : row.id}`,
+export const listAudit = (ctx: HandlerContext, user: KnownUser, filter: AuditListFilter = {}) =>
+  filteredList(ctx, user, AuditCursor, filter, async (db, list) => {
+    const found = await auditPage(db, user.tenantId, { ...list, since: filter.since });
+    const actorIds = found.items.flatMap((row) => (row.actorId ? [row.actorId] : []));
+    const actors = await userNames(db, [...new Set(actorIds)]);
+    return { items: found.items.map((row) => auditEntry(user.tenantId, row, actors)), next: found.next };
+  });
+
+function auditEntry(tenantId: string, row: AuditRow, actors: Map<string, string>): AuditEntry {
+  return {
+    id: `${row.source}:${Array.isArray(row.id) ? `${runName(tenantId, row.id[0])}:${row.id[1]}` : row.id}`,
     at: row.at.toISOString(),
     source: row.source,
     agent: agentName(row.agentId),
@@ -182,9 +193,6 @@ export async function listAudit(
     action: row.action,
     outcome: row.outcome,
     detail:
-      row.source === "decision"
-        ? { ...row.detail, runId: runName(user.tenantId, String(row.detail.runId)) }
-        : row.detail,
-  }));
-  return { kind: "page", ...pageAnswer(items, found.next) };
+      row.source === "decision" ? { ...row.detail, runId: runName(tenantId, String(row.detail.runId)) } : row.detail,
+  };
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { parseDurationMs } from "../../../policy/duration";
 import { DEFAULT_DELAYS, type EscalationSettings, NOTIFY_ROLES } from "../../../policy/escalation";
-import { isClockTime, isTimeZone } from "../../../policy/quiet-hours";
+import { isClockTime } from "../../../policy/quiet-hours";
+import { isValidTimeZone } from "../../../policy/schedule";
 
 const Duration = z
   .union([z.string(), z.number().int().min(0)])
@@ -31,7 +32,7 @@ export const EscalationBlock = z
     repeat: Duration.optional(),
     quietHours: z
       .object({
-        tz: z.string().refine(isTimeZone, "an IANA time zone such as Europe/Berlin"),
+        tz: z.string().refine(isValidTimeZone, "an IANA time zone such as Europe/Berlin"),
         from: ClockTime,
         to: ClockTime,
       })
