@@ -2,9 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseAgent } from "../../src/bot/app/control/pause";
 import { resumeAgent } from "../../src/bot/app/control/resume";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
-import { agentScope, userId } from "../../src/policy/ids";
+import { agentId, agentScope, tenantScope, userId } from "../../src/policy/ids";
+import { NOT_RUNNING, sqlList } from "../../src/policy/states";
+import { isUniqueViolation } from "../../src/store/connection/prisma-errors";
 import { listAudit, readControl } from "../../src/store/control/change";
 import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
+import { countHeldWork, countHeldWorkOf } from "../../src/store/held/counts";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, EXAMPLE_CONFIG, type Harness } from "../support/harness";
 
@@ -60,5 +64,60 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
     const control = await readControl(h.ctx.store.db, agentScope(agent.id));
     expect(control).toMatchObject({ state: "PAUSED", holdLevel: "admin", setBy: "acme:ada" });
     expect(await h.ctx.store.db.controlAudit.count()).toBe(5);
+  });
+
+  it("names a unique violation, and nothing else, as one", async () => {
+    const { db } = h.ctx.store;
+    await db.deploymentSetting.create({ data: { key: "vocabulary.test", value: "1" } });
+    const duplicate = await db.deploymentSetting
+      .create({ data: { key: "vocabulary.test", value: "2" } })
+      .catch((e) => e);
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    const missing = await db.deploymentSetting
+      .update({ where: { key: "absent" }, data: { value: "x" } })
+      .catch((e) => e);
+    expect(isUniqueViolation(missing)).toBe(false);
+    expect(isUniqueViolation(new Error("P2002"))).toBe(false);
+    expect(isUniqueViolation(null)).toBe(false);
+  });
+
+  it("reads the same records through a state set in SQL text as through a where clause", async () => {
+    const { db } = h.ctx.store;
+    await db.control.update({ where: { scope: tenantScope("globex") }, data: { state: "PAUSED" } });
+    await db.control.update({
+      where: { scope: agentScope(agentId("acme", "ops-agent")) },
+      data: { state: "DRAINING" },
+    });
+    const sql = await db.$queryRawUnsafe<Array<{ scope: string }>>(
+      `SELECT "scope" FROM "Control" WHERE "state" IN ${sqlList(NOT_RUNNING)} ORDER BY "scope"`,
+    );
+    const prisma = await db.control.findMany({
+      where: { state: { in: NOT_RUNNING } },
+      select: { scope: true },
+      orderBy: { scope: "asc" },
+    });
+    expect(sql.map((r) => r.scope)).toEqual(prisma.map((r) => r.scope));
+    expect(prisma.map((r) => r.scope).sort()).toEqual(
+      [agentScope(agentId("acme", "ops-agent")), tenantScope("globex")].sort(),
+    );
+  });
+
+  it("counts many agents' held work at once as it counts each one's", async () => {
+    const { db } = h.ctx.store;
+    const delivery = {
+      kind: "action",
+      tenantId: "acme",
+      agentId: agentId("acme", "ops-agent"),
+      destination: "http://127.0.0.1:9/x",
+    } as const;
+    for (const id of ["vocabulary-1", "vocabulary-2"])
+      await planDelivery(h.ctx.store, { ...delivery, id, contract: "none", payload: {} }, new Date());
+    const agents = await db.agent.findMany({ select: { id: true } });
+    const many = await countHeldWorkOf(
+      db,
+      agents.map((a) => a.id),
+    );
+    for (const agent of agents) expect(many.get(agent.id)).toEqual(await countHeldWork(db, agent.id));
+    expect(many.get(agentId("acme", "ops-agent"))?.outboxActions).toBe(2);
   });
 });
