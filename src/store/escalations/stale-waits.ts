@@ -2,7 +2,7 @@ import type { EscalationKind } from "../../policy/escalation";
 import { escalationItemKey } from "../../policy/ids";
 import { NOT_RUNNING, OUTBOX_UNDELIVERED } from "../../policy/states";
 import type { Db } from "../connection/client";
-import { countHeldWork } from "../held/counts";
+import { countHeldWorkOf, type HeldCounts } from "../held/counts";
 
 /** Something that waits on a person now, whether or not it is stale yet. */
 export interface Wait {
@@ -33,10 +33,16 @@ export async function listWaits(db: Db): Promise<Wait[]> {
       orderBy: { createdAt: "asc" },
     }),
   ]);
-  const versions = await db.packetVersion.findMany({
-    where: { runId: { in: runs.map((r) => r.id) } },
-    select: { runId: true, version: true, createdAt: true },
-  });
+  const [versions, held] = await Promise.all([
+    db.packetVersion.findMany({
+      where: { runId: { in: runs.map((r) => r.id) } },
+      select: { runId: true, version: true, createdAt: true },
+    }),
+    countHeldWorkOf(
+      db,
+      controls.map((c) => c.agentId!),
+    ),
+  ]);
   const versionSince = new Map(versions.map((v) => [`${v.runId}#${v.version}`, v.createdAt]));
   const waits: Wait[] = runs.map((run) => ({
     itemKey: escalationItemKey("approval", run.id),
@@ -53,7 +59,7 @@ export async function listWaits(db: Db): Promise<Wait[]> {
   for (const control of controls) {
     const agentId = control.agentId!;
     paused.add(agentId);
-    if (!waitingAgents.has(agentId) && !hasHeld(await countHeldWork(db, agentId))) continue;
+    if (!waitingAgents.has(agentId) && !hasHeld(held.get(agentId)!)) continue;
     const since = control.setAt ?? new Date(0);
     waits.push({
       itemKey: escalationItemKey("paused", agentId),
@@ -72,8 +78,7 @@ export async function listWaits(db: Db): Promise<Wait[]> {
   return waits;
 }
 
-const hasHeld = (c: Awaited<ReturnType<typeof countHeldWork>>) =>
-  c.occurrences + c.inboundEvents + c.outboxActions + c.needsReview > 0;
+const hasHeld = (c: HeldCounts) => c.occurrences + c.inboundEvents + c.outboxActions + c.needsReview > 0;
 
 function outboxWait(
   kind: "review" | "delivery",
