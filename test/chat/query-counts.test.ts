@@ -2,14 +2,7 @@ import { describe, expect, test } from "vitest";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { syncDirectory } from "../../src/store/directory/directory";
 import type { RecordedCall } from "../fakes/recording-http";
-import {
-  blockActionsBody,
-  postSigned,
-  type SlackFake,
-  slackArgs,
-  slashCommandBody,
-  startSlackFake,
-} from "../fakes/slack-fake";
+import * as slack from "../fakes/slack-fake";
 import { createRunWithCards } from "../support/approval-cards";
 import { type ChatHarness, startChatHarness } from "../support/chat-harness";
 import { PROVIDERS } from "../support/databases";
@@ -27,12 +20,12 @@ const USERS = { alice: "U0ALICE", mia: "U0MIA", rita: "U0RITA" } as const;
 describe.each(PROVIDERS)("statements per person-facing path on %s", (provider) => {
   const seen: string[] = [];
   let lastStatementAt = 0;
-  let fake: SlackFake;
+  let fake: slack.SlackFake;
   let h: ChatHarness;
   let seq = 0;
 
   async function start(): Promise<void> {
-    fake = await startSlackFake({ teamId: SLACK_TEAM });
+    fake = await slack.startSlackFake({ teamId: SLACK_TEAM });
     const env = { SLACK_BOT_TOKEN: "xoxb-test", SLACK_SIGNING_SECRET: SLACK_SECRET, SLACK_API_URL: fake.apiUrl };
     h = await startChatHarness(provider, env, {
       onStatement: (sql) => {
@@ -65,14 +58,14 @@ describe.each(PROVIDERS)("statements per person-facing path on %s", (provider) =
 
   async function slash(command: string, text: string, user: string): Promise<RecordedCall> {
     const id = `r${++seq}`;
-    const body = slashCommandBody({
+    const body = slack.slashCommandBody({
       command,
       text,
       user_id: user,
       team_id: SLACK_TEAM,
       response_url: fake.responseUrl(id),
     });
-    await (await postSigned(`${h.url}/slack/events`, body, SLACK_SECRET)).text();
+    await (await slack.postSigned(`${h.url}/slack/events`, body, SLACK_SECRET)).text();
     return fake.waitFor(
       (c) => c.path === `/response/${id}` || (command === "/resume" && c.path === "/api/chat.postMessage"),
     );
@@ -80,21 +73,24 @@ describe.each(PROVIDERS)("statements per person-facing path on %s", (provider) =
 
   async function click(action: string, value: string, user: string): Promise<string> {
     const id = `a${++seq}`;
-    const body = blockActionsBody({
+    // A click on a card in channel C0001, as Slack sends it.
+    const clicker = { id: user, team_id: SLACK_TEAM };
+    const message = { ts: "1700000000.000001", channel: "C0001" };
+    const response_url = fake.responseUrl(id);
+    const body = slack.blockActionsBody({
       action_id: action,
       value,
-      user: { id: user, team_id: SLACK_TEAM },
+      user: clicker,
       team: { id: SLACK_TEAM },
-      message: { ts: "1700000000.000001", channel: "C0001" },
-      trigger_id: `trigger-${seq}`,
-      response_url: fake.responseUrl(id),
+      message,
+      response_url,
     });
-    await (await postSigned(`${h.url}/slack/events`, body, SLACK_SECRET)).text();
+    await (await slack.postSigned(`${h.url}/slack/events`, body, SLACK_SECRET)).text();
     return ((await fake.waitFor((c) => c.path === `/response/${id}`)).json as { text: string }).text;
   }
 
   const buttonOf = (post: RecordedCall, action: string): string => {
-    const blocks = JSON.parse(String(slackArgs(post).blocks)) as Array<{
+    const blocks = JSON.parse(String(slack.slackArgs(post).blocks)) as Array<{
       type: string;
       elements?: Array<{ action_id: string; value: string }>;
     }>;
