@@ -15,6 +15,8 @@ import { SLACK_SECRET, SLACK_TEAM } from "../support/platform-chats";
 // Transaction control (BEGIN, COMMIT, ...) is counted apart: better-sqlite3 runs its own without a statement.
 
 const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET TRANSACTION)\b/i;
+/** A read of the Control table (not of its audit). */
+const CONTROL_READ = /^SELECT\b.*\bFROM\s+[`"]?\w+[`"]?\.[`"]Control[`"]\s/s;
 const USERS = { alice: "U0ALICE", mia: "U0MIA", rita: "U0RITA" } as const;
 
 describe.each(PROVIDERS)("statements per person-facing path on %s", (provider) => {
@@ -129,6 +131,12 @@ describe.each(PROVIDERS)("statements per person-facing path on %s", (provider) =
       );
       expect((result.json as { text: string }).text).toMatch(/ops-agent is paused by mia .*vacation/);
       expect(data.length, listed).toBeLessThanOrEqual(10);
+      // The agent's record at most twice for a pause: here once, with its tenant's (the held runtime's reaction,
+      // not wired in this harness, reads it once more).
+      expect(
+        data.filter((sql) => CONTROL_READ.test(sql)),
+        listed,
+      ).toHaveLength(1);
     } finally {
       await stop();
     }
