@@ -10,6 +10,12 @@ export async function readControl(db: Db | Tx, scope: string): Promise<StoredCon
   return row ? controlOf(row) : null;
 }
 
+/** Several records in one statement (an agent's and its tenant's), by scope. */
+export async function readControls(db: Db | Tx, scopes: string[]): Promise<Map<string, StoredControl>> {
+  const rows = await db.control.findMany({ where: { scope: { in: scopes } } });
+  return new Map(rows.map((row) => [row.scope, controlOf(row)]));
+}
+
 export interface AuditEntry {
   action: "pause" | "resume";
   actorId: string | null;
@@ -71,9 +77,8 @@ async function changeOnce<R>(
   change: ControlChange<R>,
   options: ChangeOptions<R>,
 ): Promise<ChangedControl<R>> {
-  const scopes = options.alongside ? [scope, options.alongside] : [scope];
-  const found = (await tx.control.findMany({ where: { scope: { in: scopes } } })).map(controlOf);
-  const current = found.find((c) => c.scope === scope);
+  const found = await readControls(tx, options.alongside ? [scope, options.alongside] : [scope]);
+  const current = found.get(scope);
   if (!current) throw new Error(`no control record for ${scope}`);
   const { next, result, audit } = change(current);
   let control = current;
@@ -105,7 +110,7 @@ async function changeOnce<R>(
       holdLevel: audit.holdLevel ?? null,
     },
   });
-  return { result, control, alongside: found.find((c) => c.scope === options.alongside) ?? null };
+  return { result, control, alongside: options.alongside ? (found.get(options.alongside) ?? null) : null };
 }
 
 /** A refused attempt changes nothing but is still written down. */
