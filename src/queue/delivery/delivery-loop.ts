@@ -21,14 +21,13 @@ export class DeliveryLoop {
   /** Items of every round under way, for a shutdown that must say what it leaves behind. */
   private leased = 0;
 
+  /** How long a claim is exclusive, for whoever leases items for `deliver`. */
+  readonly leaseMs: number;
+
   constructor(options: DeliveryLoopOptions) {
     this.ctx = deliveryContext(options);
+    this.leaseMs = this.ctx.leaseMs;
     this.intake = new Intake(this.ctx, (claims) => this.runRound(claims, sendDispatchedWave));
-  }
-
-  /** How long a claim is exclusive, for whoever leases items for `deliver`. */
-  get leaseMs(): number {
-    return this.ctx.leaseMs;
   }
 
   /** Polls until stopped. */
@@ -37,9 +36,7 @@ export class DeliveryLoop {
   }
 
   /** Something was planned: look now instead of at the next poll. */
-  nudge(): void {
-    this.wake?.();
-  }
+  nudge = (): void => this.wake?.();
 
   /** One claim-and-send round; returns how many items were claimed. */
   async runOnce(): Promise<number> {
@@ -59,19 +56,13 @@ export class DeliveryLoop {
   }
 
   /** How many more items `deliver` should be handed now (see Intake.room); none once stopping. */
-  intakeRoom(): number {
-    return this.stopped ? 0 : this.intake.room();
-  }
+  intakeRoom = (): number => (this.stopped ? 0 : this.intake.room());
 
-  /** The intake a producer's step is given (store/outbox/lease-at-plan.ts): lease this many as planned. */
-  planIntake(): PlanIntake {
-    return { leaseMs: this.ctx.leaseMs, limit: this.intakeRoom() };
-  }
+  /** The intake a tick step is given (store/outbox/lease-at-plan.ts): lease this many as planned. */
+  planIntake = (): PlanIntake => ({ leaseMs: this.leaseMs, limit: this.intakeRoom() });
 
   /** Items leased and being sent now. */
-  inFlight(): number {
-    return this.leased;
-  }
+  inFlight = (): number => this.leased;
 
   /** Stops claiming; sends already under way finish first. */
   async stop(): Promise<void> {
@@ -102,10 +93,9 @@ export class DeliveryLoop {
   }
 
   private async afterRound(claims: Claim[]): Promise<void> {
-    const { afterRound, log } = this.ctx;
-    if (claims.length === 0 || !afterRound) return;
-    await Promise.resolve(afterRound(claims.map((c) => c.item))).catch((error: Error) =>
-      log.warn({ err: error.message }, "after-round step failed"),
+    if (claims.length === 0 || !this.ctx.afterRound) return;
+    await Promise.resolve(this.ctx.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
+      this.ctx.log.warn({ err: error.message }, "after-round step failed"),
     );
   }
 

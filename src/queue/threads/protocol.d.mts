@@ -18,16 +18,19 @@ export interface DecodedTick {
   delay: number;
 }
 export declare const TickRecord: {
+  readonly fields: readonly string[];
   readonly width: number;
   encode(out: unknown[], id: number, job: TickJob): void;
   decode(values: readonly unknown[], i: number): DecodedTick;
 };
 export declare const AnswerRecord: {
+  readonly fields: readonly string[];
   readonly width: number;
   encode(out: unknown[], id: number, error: string | null): void;
   decode(values: readonly unknown[], i: number): { id: number; error: string | null };
 };
 export declare const SendRecord: {
+  readonly fields: readonly string[];
   encode(
     out: unknown[],
     id: number,
@@ -51,6 +54,7 @@ export declare const SendRecord: {
   };
 };
 export declare const ResultRecord: {
+  readonly fields: readonly string[];
   readonly width: number;
   encode(out: unknown[], id: number, status: number, error: string | null): void;
   decode(values: readonly unknown[], i: number): { id: number; status: number; error: string | null };

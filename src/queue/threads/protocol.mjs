@@ -29,40 +29,42 @@ export class TurnBatch {
   }
 }
 
-/** A tick, tick thread -> bot: id, triggerId, dueAt (or null), jobId (or null), timestamp, delay. */
+/**
+ * A record kind: its fields in wire order. `decode` reads them by that order; each `encode` below pushes its
+ * values in the same order, and the tests of both sides (test/queue) hold them together.
+ */
+function recordOf(...fields) {
+  return {
+    fields,
+    width: fields.length,
+    decode(values, i) {
+      const record = {};
+      for (let f = 0; f < fields.length; f++) record[fields[f]] = values[i + f];
+      return record;
+    },
+  };
+}
+
+/** A tick, tick thread -> bot; dueAt and jobId may be null. */
 export const TickRecord = {
-  width: 6,
+  ...recordOf("id", "triggerId", "dueAt", "jobId", "timestamp", "delay"),
   encode(out, id, job) {
     out.push(id, job.data.triggerId, job.data.dueAt ?? null, job.id ?? null, job.timestamp, job.delay);
   },
-  decode(values, i) {
-    return {
-      id: values[i],
-      triggerId: values[i + 1],
-      dueAt: values[i + 2],
-      jobId: values[i + 3],
-      timestamp: values[i + 4],
-      delay: values[i + 5],
-    };
-  },
 };
 
-/** A tick's answer, bot -> tick thread: id, error (null once recorded). */
+/** A tick's answer, bot -> tick thread: error is null once the tick is recorded. */
 export const AnswerRecord = {
-  width: 2,
+  ...recordOf("id", "error"),
   encode(out, id, error) {
     out.push(id, error);
   },
-  decode(values, i) {
-    return { id: values[i], error: values[i + 1] };
-  },
 };
 
-/**
- * A POST, bot -> http thread: id, destination, body, the signing key's index (-1: unsigned), the webhook id,
- * the number of headers, then each header's name and value.
- */
+/** A POST, bot -> http thread: a fixed head (keyIndex -1: unsigned), then `headerCount` name/value pairs. */
+const SendHead = recordOf("id", "destination", "body", "keyIndex", "webhookId", "headerCount");
 export const SendRecord = {
+  fields: SendHead.fields,
   encode(out, id, destination, body, keyIndex, webhookId, headers) {
     const names = Object.keys(headers);
     out.push(id, destination, body, keyIndex, webhookId, names.length);
@@ -70,26 +72,17 @@ export const SendRecord = {
   },
   /** The record at `i`, its headers as a flat name/value array, and where the next record starts. */
   decode(values, i) {
-    const end = i + 6 + 2 * values[i + 5];
-    return {
-      id: values[i],
-      destination: values[i + 1],
-      body: values[i + 2],
-      keyIndex: values[i + 3],
-      webhookId: values[i + 4],
-      headers: values.slice(i + 6, end),
-      next: end,
-    };
+    const send = SendHead.decode(values, i);
+    send.next = i + SendHead.width + 2 * send.headerCount;
+    send.headers = values.slice(i + SendHead.width, send.next);
+    return send;
   },
 };
 
-/** A POST's result, http thread -> bot: id, status (see http-transport.ts), error (null on a status). */
+/** A POST's result, http thread -> bot: status (see http-transport.ts), error (null on a status). */
 export const ResultRecord = {
-  width: 3,
+  ...recordOf("id", "status", "error"),
   encode(out, id, status, error) {
     out.push(id, status, error);
-  },
-  decode(values, i) {
-    return { id: values[i], status: values[i + 1], error: values[i + 2] };
   },
 };
