@@ -43,6 +43,9 @@ describe("the thread message protocol", () => {
     await Promise.resolve();
     AnswerRecord.encode(batch.open(), 3, null);
     await Promise.resolve();
-    expect(messages).toEqual([[1, null, 2, null], [3, null]]);
+    expect(messages).toEqual([
+      [1, null, 2, null],
+      [3, null],
+    ]);
   });
 });
