@@ -28,7 +28,8 @@ export const logOption = z.custom<Logger>(
 );
 export const callback = <T extends (...args: never[]) => unknown>(what: string) =>
   z.custom<T>((value) => typeof value === "function", `a function (${what})`);
-export const positiveMs = (what: string) => z.number().int(`${what}: whole milliseconds`).positive(`${what}: above 0`);
+/** A duration in milliseconds above 0 (the message names the option through `parseOptions`). */
+export const positiveMs = () => z.number().int("whole milliseconds").positive("above 0 ms");
 
 /**
  * The BullMQ key prefix when none is given: `{holdfast}`, the braces a Redis Cluster hash tag so every key of

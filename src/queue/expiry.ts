@@ -18,7 +18,7 @@ export interface ExpirySchedulerOptions extends QueueComponentOptions {
 const ExpirySchema = QueueBaseSchema.extend({
   onDue: callback<ExpirySchedulerOptions["onDue"]>("the run's expiry"),
   queueName: z.string().min(1).default("run-expiry"),
-  retryDelayMs: positiveMs("retryDelayMs").default(1000),
+  retryDelayMs: positiveMs().default(1000),
 });
 
 export interface ExpiryScheduler {

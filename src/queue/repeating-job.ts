@@ -19,7 +19,7 @@ export interface RepeatingJobOptions extends QueueComponentOptions {
 const RepeatingJobSchema = QueueBaseSchema.extend({
   name: z.string().min(1, "the queue's name"),
   schedulerId: z.string().min(1).optional(),
-  everyMs: positiveMs("everyMs"),
+  everyMs: positiveMs(),
   run: callback<() => Promise<unknown>>("one run"),
   failedMessage: z.string().min(1),
   keepFailed: z.number().int().nonnegative().optional(),

@@ -44,20 +44,20 @@ export interface DeliveryLoopOptions {
   metrics?: MetricsSink;
 }
 
-const count = (what: string) => z.number().int(`${what}: a whole number`).positive(`${what}: above 0`);
+const count = () => z.number().int("a whole number").positive("above 0");
 
 /** The checked numbers; the rest are objects the type already describes. */
 const DeliveryLoopSchema = z.object({
   store: z.custom<Store>((value) => typeof value === "object" && value !== null && "db" in value, "a store"),
   log: logOption,
-  pollMs: positiveMs("pollMs").default(200),
-  batchSize: count("batchSize").default(500),
+  pollMs: positiveMs().default(200),
+  batchSize: count().default(500),
   roundsInFlight: z
     .number()
-    .int("roundsInFlight: a whole number")
+    .int("a whole number")
     .default(3)
     .transform((n) => Math.max(1, n)),
-  leaseMs: positiveMs("leaseMs").default(DEFAULT_DELIVERY_LEASE_MS),
+  leaseMs: positiveMs().default(DEFAULT_DELIVERY_LEASE_MS),
 });
 
 /** What every step of the loop works with: the options resolved, their defaults filled in. */

@@ -56,9 +56,9 @@ const HeldRuntimeSchema = QueueBaseSchema.extend({
     .string()
     .min(1)
     .default(() => crypto.randomUUID()),
-  reconcileMs: positiveMs("reconcileMs").default(1000),
-  triggerConcurrency: z.number().int().positive("triggerConcurrency: above 0").default(600),
-  releaseBatch: z.number().int().min(1, "releaseBatch: at least 1").default(DEFAULT_RELEASE_BATCH),
+  reconcileMs: positiveMs().default(1000),
+  triggerConcurrency: z.number().int().positive("above 0").default(600),
+  releaseBatch: z.number().int().min(1, "at least 1").default(DEFAULT_RELEASE_BATCH),
 });
 
 export interface HeldRuntime {
