@@ -1,8 +1,8 @@
 import pino from "pino";
+import type { ConversationEvent } from "../../src/bot/app/chat/conversation";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
-import type { ConversationEvent } from "../../src/bot/surfaces/chat/conversation";
 import { createChatRouter } from "../../src/bot/surfaces/chat/router";
 import { registerConsole } from "../../src/bot/surfaces/console/server";
 import { webPublisher } from "../../src/bot/surfaces/console/web-chat";
