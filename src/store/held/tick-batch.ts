@@ -1,6 +1,5 @@
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
-import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Store } from "../connection/client";
 import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
