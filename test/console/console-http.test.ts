@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
+import { createSignInPath } from "../../src/bot/app/auth/console-sessions";
 import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
-import { createSignInPath } from "../../src/bot/surfaces/console/session";
 import { agentScope } from "../../src/policy/ids";
 import { hashKey } from "../../src/policy/key-hash";
 import { readControl } from "../../src/store/control/change";
