@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { managedAgents, manages, schedulerMayResume, seesDeliveryDetail, seesPacket, standingToward } from "./access";
+import {
+  managedAgents,
+  manages,
+  mayCancelPreflight,
+  schedulerMayResume,
+  seesDeliveryDetail,
+  seesPacket,
+  standingToward,
+} from "./access";
 import { RUNNING_CONTROL } from "./control";
 import type { Standing } from "./roles";
 
@@ -35,6 +43,12 @@ describe("access rules", () => {
     expect(manages(standingToward(alice, "acme:other"))).toBe(false);
     expect(managedAgents(alice)).toEqual(new Set(["acme:ops"]));
     expect(managedAgents({ isAdmin: true, principalOf: new Set() })).toBe("all");
+  });
+
+  it("a preflight card is cancelled by the one who asked for it or an admin", () => {
+    expect(mayCancelPreflight({ id: "acme:alice", isAdmin: false }, "acme:alice")).toBe(true);
+    expect(mayCancelPreflight({ id: "acme:ada", isAdmin: true }, "acme:alice")).toBe(true);
+    expect(mayCancelPreflight({ id: "acme:mia", isAdmin: false }, "acme:alice")).toBe(false);
   });
 
   it("the scheduler lifts only the pause it was scheduled for", () => {

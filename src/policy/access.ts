@@ -53,6 +53,10 @@ export const standingToward = (tenant: TenantStanding, agentId: string): Standin
 export const managedAgents = (tenant: TenantStanding): "all" | ReadonlySet<string> =>
   tenant.isAdmin ? "all" : tenant.principalOf;
 
+/** A resume's preflight card is cancelled by the person who asked for it, or by an admin. */
+export const mayCancelPreflight = (user: { id: string; isAdmin: boolean }, requestedBy: string | null): boolean =>
+  user.isAdmin || requestedBy === user.id;
+
 /**
  * The trusted scheduler lifts only the pause it was scheduled for (`/pause ... until`): a pause lifted since,
  * or replaced by one with another `until`, is not its to lift.

@@ -1,3 +1,4 @@
+import { mayCancelPreflight } from "../../../policy/access";
 import { agentScope } from "../../../policy/ids";
 import {
   createChatButtons,
@@ -73,7 +74,7 @@ export async function finishResume(
   const at = when(ctx.now());
 
   if (click.action === "resume.cancel") {
-    if (button.requestedBy !== user.id && !user.isAdmin) {
+    if (!mayCancelPreflight(user, button.requestedBy)) {
       const person = (await userName(ctx.store.db, button.requestedBy)) ?? undefined;
       return { refusal: { code: "cancel_forbidden", person } };
     }
