@@ -56,10 +56,10 @@ export async function authenticate<A extends RouteAuth>(
   const token = bearerToken(request);
   const holder = token ? await keyHolder(ctx, token, ACCEPTS[auth as keyof typeof ACCEPTS]) : null;
   if (!holder) throw unauthorized();
-  if (auth === "user") return (holder as Extract<KeyHolder, { kind: "user" }>).user as Authenticated[A];
-  if (auth === "agent") return (holder as Extract<KeyHolder, { kind: "agent" }>).agent as Authenticated[A];
   if (auth === "agentOrUser") return holder as Authenticated[A];
-  return (await callerFor(ctx, holder, String(agentName))) as Authenticated[A];
+  if (auth === "caller") return (await callerFor(ctx, holder, String(agentName))) as Authenticated[A];
+  // `user` and `agent` accept only their own kind, so the holder is that one.
+  return (holder.kind === "user" ? holder.user : holder.agent) as Authenticated[A];
 }
 
 /**
