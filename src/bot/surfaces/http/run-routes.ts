@@ -9,8 +9,7 @@ import { readRun } from "../../app/approvals/read-run";
 import { storedRunId } from "../../app/approvals/run-ids";
 import { savePacket } from "../../app/approvals/save-packet";
 import type { HandlerContext } from "../../app/context";
-import { decisionStatus } from "./decision-status";
-import { ApiError } from "./errors";
+import { ApiError, decisionStatus } from "./errors";
 import { defineRoute } from "./route";
 
 /** A packet is any JSON up to 256 KiB in its canonical encoding. */
