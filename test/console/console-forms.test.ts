@@ -3,18 +3,11 @@ import { refusalText } from "../../src/bot/surfaces/chat/refusals";
 import { agentScope } from "../../src/policy/ids";
 import { readControl } from "../../src/store/control/change";
 import type { ConsoleHarness } from "../support/console-harness";
-import { createConsoleHarness } from "../support/console-harness";
+import { createConsoleHarness, fromHtml } from "../support/console-harness";
 import { PROVIDERS } from "../support/databases";
 
 // The console's pause form calls the pause use case with its fields as they are (no chat command text made and
 // parsed again), and answers in chat's words, refusals included.
-const fromHtml = (html: string) =>
-  html
-    .replace(/&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&");
 const OPS = agentScope("acme:ops-agent");
 
 describe.each(PROVIDERS)("the console's pause form on %s", (provider) => {
