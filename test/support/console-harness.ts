@@ -13,6 +13,15 @@ import { syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { EXAMPLE_CONFIG, KEYS } from "./harness";
 
+/** A page's text as a person reads it: the entities the templates escape, back to characters. */
+export const fromHtml = (html: string) =>
+  html
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+
 export interface Answer {
   status: number;
   body: string;

@@ -1,7 +1,7 @@
+import { mayControlTenant } from "../../../policy/access";
 import { tenantScope } from "../../../policy/ids";
 import { decidePause, type PauseOutcome } from "../../../policy/pause";
 import type { ResumeRefusal } from "../../../policy/resume";
-import { mayControlTenant } from "../../../policy/roles";
 import type { StoredControl } from "../../../store/control/change";
 import { changeControl } from "../../../store/control/change";
 import { settleDrainOf } from "../../../store/control/drain";

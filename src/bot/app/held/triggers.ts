@@ -5,7 +5,14 @@ import { shortestGapMs } from "../../../policy/quotas";
 import { anchorOffset, nextDueAfter } from "../../../policy/schedule";
 import type { KnownAgent } from "../../../store/directory/directory";
 import type { StoredTrigger, TriggerSpec } from "../../../store/held/triggers";
-import { cadenceOf, countTriggers, deleteTrigger, findTrigger, upsertTrigger } from "../../../store/held/triggers";
+import {
+  cadenceOf,
+  countTriggers,
+  deleteTrigger,
+  findTrigger,
+  listTriggers,
+  upsertTrigger,
+} from "../../../store/held/triggers";
 import { triggerPage } from "../../../store/lists/pages";
 import { destinationContract } from "../approvals/destinations";
 import type { HandlerContext } from "../context";
@@ -114,6 +121,12 @@ function checkTrigger(agent: KnownAgent, input: TriggerInput, now: Date): Regist
     return { kind: "invalid", field, message: `fires every ${gap} ms; the minimum interval is ${minIntervalMs} ms` };
   }
   return null;
+}
+
+/** Every trigger of the agent, by key (the console's agent page). */
+export async function agentTriggers(ctx: HandlerContext, agent: KnownAgent): Promise<TriggerView[]> {
+  const now = ctx.now();
+  return (await listTriggers(ctx.store.db, agent.id)).map((t) => triggerView(t, now));
 }
 
 /** One page of the agent's triggers, by key. */

@@ -1,3 +1,4 @@
+import { mayCancelPreflight } from "../../../policy/access";
 import {
   bindResumeCard,
   cancelResumeCard,
@@ -53,7 +54,7 @@ export async function finishResume(
     buttons: [],
   };
   if (click.action === "resume.cancel") {
-    if (button.requestedBy !== user.id && !user.isAdmin) {
+    if (!mayCancelPreflight(user, button.requestedBy)) {
       return { refusal: { code: "cancel_forbidden", person: await personName(ctx, button.requestedBy) } };
     }
     await cancelResumeCard(ctx, button);
