@@ -124,6 +124,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       health: () => checkHealth(store, redis),
       metrics,
       metricsToken: env.HOLDFAST_METRICS_TOKEN,
+      publicUrl: env.HOLDFAST_PUBLIC_URL,
     });
     const postConversation = conversationPoster(directory.signingKeys);
     const web = wireConsole({

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { HandlerContext } from "../../app/context";
 import { createMetrics, type HoldfastMetrics } from "../../main/metrics";
+import { registerMcpRoute } from "../mcp/mcp-route";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
@@ -29,9 +30,11 @@ export interface HttpServerOptions {
   metrics?: HoldfastMetrics;
   /** HOLDFAST_METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** HOLDFAST_PUBLIC_URL: the deployment's own origin (browser pages there may call `/mcp`). */
+  publicUrl?: string;
 }
 
-const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
+const { version } = createRequire(import.meta.url)("../../../../package.json") as { version: string };
 
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
@@ -87,6 +90,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerTriggerRoutes(app, options.ctx);
   registerEventRoutes(app, options.ctx);
   registerEscalationRoutes(app, options.ctx);
+  registerMcpRoute(app, options.ctx, { publicUrl: options.publicUrl });
   return app;
 }
 
