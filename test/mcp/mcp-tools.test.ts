@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { TriggerBody } from "../../src/bot/surfaces/http/trigger-routes";
