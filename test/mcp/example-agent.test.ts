@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
 import { listen } from "./mcp-client";
