@@ -1,21 +1,15 @@
 import { spawn } from "node:child_process";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PROVIDERS } from "../support/databases";
-import { createHarness, type Harness } from "../support/harness";
-import { listen } from "./mcp-client";
+import { useMcpServer } from "./mcp-client";
 
 // `npm run example:agent` against a bot started here: paused first (it waits and says so), resumed, then one
 // approval by rita; it records its checkpoint and ends with exit 0.
 describe.each(PROVIDERS)("the example agent on %s", (provider) => {
-  let h: Harness;
-  let url: string;
-  beforeEach(async () => {
-    h = await createHarness(provider);
-    url = await listen(h.http);
-    return () => h.close();
-  });
+  const server = useMcpServer(provider);
 
   it("waits while paused, goes through one approval and records its checkpoint", async () => {
+    const { h, url } = server;
     expect((await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation" })).status).toBe(200);
     const child = spawn("npm", ["run", "--silent", "example:agent"], {
       env: { ...process.env, HOLDFAST_URL: url, HOLDFAST_PAUSE_POLL_MS: "200" },

@@ -1,9 +1,7 @@
-import crypto from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
-import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { describe, expect, it } from "vitest";
+import { useBotCluster } from "../support/bot-cluster";
 import { KEYS } from "../support/harness";
-import { forgetPrefix, REDIS_URL } from "../support/held-harness";
+import { REDIS_URL } from "../support/held-harness";
 import { callTool, connectAgent } from "./mcp-client";
 
 const AGENT_KEY = "demo-key-acme-ops-agent-0007";
@@ -11,26 +9,11 @@ const AGENT_KEY = "demo-key-acme-ops-agent-0007";
 // Stateless MCP: the agent talks to one process while the reviewer's decision lands on another. The waiting
 // process learns of it from the database (its poll), not from an in-process event it never sees.
 describe("MCP across two bot processes on one PostgreSQL database", () => {
-  let db: TestDatabase;
-  const bots: BotProcess[] = [];
-  const prefix = `hf-mcp-${crypto.randomUUID().slice(0, 8)}`;
-  afterAll(async () => {
-    for (const bot of bots) bot.child.kill("SIGKILL");
-    await Promise.all(bots.map((b) => b.exited));
-    await forgetPrefix(REDIS_URL, prefix);
-    await db?.drop();
-  });
+  const cluster = useBotCluster("mcp");
 
   it("wakes wait_for_approval on one process within a second of a decision made on the other", async () => {
-    db = await createTestDatabase("postgresql");
-    const env = { DATABASE_URL: db.url, REDIS_URL, HOLDFAST_QUEUE_PREFIX: prefix };
-    const start = async () => {
-      const bot = await spawnBot(env);
-      bots.push(bot);
-      await bot.waitForLog(isServing, 60_000);
-      return bot;
-    };
-    const [first, second] = await Promise.all([start(), start()]);
+    const env = { DATABASE_URL: (await cluster.database()).url, REDIS_URL, HOLDFAST_QUEUE_PREFIX: cluster.prefix };
+    const [first, second] = await Promise.all([cluster.start(env), cluster.start(env)]);
     const onFirst = await connectAgent(first.url, AGENT_KEY);
     const onSecond = await connectAgent(second.url, AGENT_KEY);
     try {

@@ -1,22 +1,15 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AGENT_KEY } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
-import { createHarness, type Harness } from "../support/harness";
-import { listen } from "./mcp-client";
+import { useMcpServer } from "./mcp-client";
 
 type ToolResult = { isError?: boolean; structuredContent: any };
 
 // `npm run --silent mcp:stdio` as an MCP client starts it: a child process speaking stdio, forwarding to /mcp.
 describe.each(PROVIDERS)("the stdio bridge on %s", (provider) => {
-  let h: Harness;
-  let url: string;
-  beforeAll(async () => {
-    h = await createHarness(provider);
-    url = await listen(h.http);
-  });
-  afterAll(async () => h?.close());
+  const server = useMcpServer(provider, "all");
 
   const startBridge = async (env: Record<string, string>) => {
     const transport = new StdioClientTransport({
@@ -31,7 +24,7 @@ describe.each(PROVIDERS)("the stdio bridge on %s", (provider) => {
   };
 
   it("passes the request, approve, wait flow", async () => {
-    const client = await startBridge({ HOLDFAST_URL: url, HOLDFAST_AGENT_KEY: AGENT_KEY });
+    const client = await startBridge({ HOLDFAST_URL: server.url, HOLDFAST_AGENT_KEY: AGENT_KEY });
     try {
       expect((await client.listTools()).tools).toHaveLength(8);
       const created = (await client.callTool({
@@ -48,7 +41,7 @@ describe.each(PROVIDERS)("the stdio bridge on %s", (provider) => {
       const waiting = client.callTool({ name: "wait_for_approval", arguments: { id: "stdio-run" } });
       await new Promise((r) => setTimeout(r, 500));
       const { version, digest } = created.structuredContent;
-      const decided = await h.call("POST", "/v1/runs/stdio-run/decisions", "rita", {
+      const decided = await server.h.call("POST", "/v1/runs/stdio-run/decisions", "rita", {
         eventId: "stdio-approve",
         action: "approve",
         version,
@@ -65,8 +58,8 @@ describe.each(PROVIDERS)("the stdio bridge on %s", (provider) => {
   }, 60_000);
 
   it("answers a request the deployment refuses (a person's key) with an error naming why", async () => {
-    await expect(startBridge({ HOLDFAST_URL: url, HOLDFAST_AGENT_KEY: "demo-key-acme-rita-0004" })).rejects.toThrow(
-      /unauthorized/,
-    );
+    await expect(
+      startBridge({ HOLDFAST_URL: server.url, HOLDFAST_AGENT_KEY: "demo-key-acme-rita-0004" }),
+    ).rejects.toThrow(/unauthorized/);
   }, 60_000);
 });

@@ -7,8 +7,8 @@ import { hashKey } from "../../src/policy/key-hash";
 import { syncDirectory } from "../../src/store/directory/directory";
 import { AGENT_KEY, GLOBEX_AGENT_KEY } from "../support/approvals";
 import { PROVIDERS } from "../support/databases";
-import { createHarness, EXAMPLE_CONFIG, type Harness, KEYS } from "../support/harness";
-import { callTool, connectAgent, listen } from "./mcp-client";
+import { EXAMPLE_CONFIG, type Harness, KEYS } from "../support/harness";
+import { callTool, connectAgent, useMcpServer } from "./mcp-client";
 
 const DESTINATION = "http://127.0.0.1:4000/actions"; // declared for ops-agent in holdfast.example.yaml
 const SECOND_AGENT_KEY = "demo-key-acme-second-agent-0099";
@@ -23,23 +23,20 @@ const request = (id: string, extra: object = {}) => ({
 });
 
 describe.each(PROVIDERS)("MCP tools over Streamable HTTP on %s", (provider) => {
+  const server = useMcpServer(provider);
   let h: Harness;
   let url: string;
   let agent: Client;
   beforeEach(async () => {
-    h = await createHarness(provider);
+    ({ h, url } = server);
     // A second agent in the same tenant, whose runs ops-agent must not see.
     const spec = loadDirectoryFile(EXAMPLE_CONFIG);
     const acme = spec.tenants.find((t) => t.id === "acme")!;
     const ops = acme.agents.find((a) => a.name === "ops-agent")!;
     acme.agents.push({ ...ops, name: "second-agent", agentKeyHash: hashKey(SECOND_AGENT_KEY) });
     await syncDirectory(h.ctx.store, spec);
-    url = await listen(h.http);
     agent = await connectAgent(url, AGENT_KEY);
-    return async () => {
-      await agent.close();
-      await h.close();
-    };
+    return () => agent.close();
   });
 
   const decide = async (id: string, action: "approve" | "deny", as: keyof typeof KEYS = "rita") => {
