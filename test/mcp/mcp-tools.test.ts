@@ -117,6 +117,16 @@ describe.each(PROVIDERS)("MCP tools over Streamable HTTP on %s", (provider) => {
     expect(denied.structuredContent).toMatchObject({ state: "denied", timedOut: false, decision: { by: "rita" } });
   });
 
+  it("answers a wait in progress with waiting when the server shuts down, instead of holding the shutdown", async () => {
+    await callTool(agent, "request_approval", request("mcp-shutdown"));
+    const waiting = callTool(agent, "wait_for_approval", { id: "mcp-shutdown", timeoutSeconds: 50 });
+    await new Promise((r) => setTimeout(r, 500));
+    const closing = Date.now();
+    await h.http.close();
+    expect((await waiting).structuredContent).toMatchObject({ state: "waiting", timedOut: true });
+    expect(Date.now() - closing).toBeLessThan(5_000);
+  });
+
   it("updates the packet to a new version, and records the agent's checkpoints in order", async () => {
     await callTool(agent, "request_approval", request("mcp-packet"));
     const updated = await callTool(agent, "update_packet", { id: "mcp-packet", packet: { invoice: { amount: 99 } } });

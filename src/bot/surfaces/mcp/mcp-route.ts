@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -32,10 +33,14 @@ const DESCRIPTION =
  */
 export function registerMcpRoute(app: FastifyInstance, ctx: HandlerContext, options: McpRouteOptions = {}): void {
   const wakers = new RunWakers(ctx.events);
-  const open = new Set<AbortController>();
-  // A wait in progress must not hold a shutdown back for its 50 s: it answers `waiting` at once.
+  const open = new Map<AbortController, ServerResponse>();
+  // A wait in progress must not hold a shutdown back for its 50 s: it answers `waiting` at once, on a connection
+  // that then closes (the server only closes connections that are idle when it starts closing).
   app.addHook("preClose", async () => {
-    for (const call of open) call.abort();
+    for (const [call, response] of open) {
+      if (!response.headersSent) response.setHeader("connection", "close");
+      call.abort();
+    }
   });
   app.addHook("onClose", async () => wakers.close());
   app.addHook("onRequest", async (request) => {
@@ -59,7 +64,7 @@ export function registerMcpRoute(app: FastifyInstance, ctx: HandlerContext, opti
     },
     async ({ auth: agent }, request, reply) => {
       const call = new AbortController();
-      open.add(call);
+      open.set(call, reply.raw);
       const server = toolServer({ ctx, agent, signal: call.signal, pollMs: options.pollMs ?? 500, wakers });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
