@@ -1,8 +1,6 @@
-import crypto from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startTelegramFake } from "../fakes/telegram-fake";
-import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
-import { createTestDatabase, type TestDatabase } from "../support/databases";
+import { useBotCluster } from "../support/bot-cluster";
 import { forgetPrefix, REDIS_URL } from "../support/held-harness";
 
 // The example directory: ops-agent's secondary manager bob (Telegram 7000005) gets its one default level.
@@ -13,18 +11,11 @@ const TOKEN = "777000:ESCALATION-PROCESSES";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("escalation pings with several bot processes on one PostgreSQL database", () => {
-  let db: TestDatabase;
-  const bots: BotProcess[] = [];
-  const prefix = `hf-esc-${crypto.randomUUID().slice(0, 8)}`;
-  afterAll(async () => {
-    for (const bot of bots) bot.child.kill("SIGKILL");
-    await Promise.all(bots.map((b) => b.exited));
-    await forgetPrefix(REDIS_URL, prefix);
-    await db?.drop();
-  });
+  const cluster = useBotCluster("esc");
+  const { prefix } = cluster;
 
   it("pings each level once across two processes, a SIGKILL, a Redis loss and a replacement, and settles the card on resolve", async () => {
-    db = await createTestDatabase("postgresql");
+    const db = await cluster.database();
     const fake = await startTelegramFake(TOKEN);
     const env = {
       DATABASE_URL: db.url,
@@ -34,12 +25,7 @@ describe("escalation pings with several bot processes on one PostgreSQL database
       TELEGRAM_BOT_TOKEN: TOKEN,
       TELEGRAM_API_ROOT: fake.url,
     };
-    const start = async () => {
-      const bot = await spawnBot(env);
-      bots.push(bot);
-      await bot.waitForLog(isServing, 60_000);
-      return bot;
-    };
+    const start = () => cluster.start(env);
     const pingsToBob = () =>
       fake
         .callsTo("sendMessage")

@@ -187,6 +187,7 @@ async function serve(ctx: HandlerContext, { options, directory, configFile, redi
     health: () => checkHealth(ctx.store, redis),
     metrics,
     metricsToken: env.HOLDFAST_METRICS_TOKEN,
+    publicUrl: env.HOLDFAST_PUBLIC_URL,
   });
   const web = wireConsole({
     ctx,

@@ -9,7 +9,7 @@ import { defineRoute } from "./route";
 const Params = z.object({ agent: z.string().min(1).max(200) });
 const Id = z.string().min(1).max(200);
 
-const StateDelta = z
+export const StateDelta = z
   .object({
     runId: Id,
     checkpoint: z.string().min(1).max(100),

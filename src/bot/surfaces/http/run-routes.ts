@@ -15,10 +15,10 @@ import { defineRoute } from "./route";
 /** A packet is any JSON up to 256 KiB in its canonical encoding. */
 export const PACKET_LIMIT_BYTES = 256 * 1024;
 /** Route body limit: the packet plus room for the other fields. Larger bodies get a 413 before parsing. */
-const PACKET_ROUTE_BODY_LIMIT = PACKET_LIMIT_BYTES + 16 * 1024;
+export const PACKET_ROUTE_BODY_LIMIT = PACKET_LIMIT_BYTES + 16 * 1024;
 
 const RunId = z.string().regex(/^[A-Za-z0-9_.:-]{1,120}$/, "use 1-120 letters, digits, '.', '_', ':' or '-'");
-const Params = z.object({ id: RunId });
+export const Params = z.object({ id: RunId });
 const Instant = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
 const Duration = z.union([z.number().int().positive(), z.string().max(40)]).transform((v, ctx) => {
   const ms = typeof v === "number" ? v * 1000 : parseDurationMs(v);
@@ -27,7 +27,7 @@ const Duration = z.union([z.number().int().positive(), z.string().max(40)]).tran
   return Math.round((ms ?? 0) / 1000);
 });
 
-const CreateRunBody = z
+export const CreateRunBody = z
   .object({
     id: RunId.optional(),
     agent: z.string().min(1),
@@ -41,7 +41,7 @@ const CreateRunBody = z
   })
   .strict();
 
-const PacketBody = z
+export const PacketBody = z
   .object({ packet: z.json(), version: z.number().int().positive().optional(), deadline: Instant.optional() })
   .strict();
 
@@ -54,7 +54,7 @@ const DecisionBody = z
   })
   .strict();
 
-function checkPacketSize(packet: unknown): void {
+export function checkPacketSize(packet: unknown): void {
   if (Buffer.byteLength(canonicalJson(packet), "utf8") > PACKET_LIMIT_BYTES)
     throw new ApiError("payload_too_large", "the packet is larger than 256 KiB");
 }

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { HandlerContext } from "../../app/context";
+import { registerMcpRoute } from "../mcp/mcp-route";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
@@ -28,6 +29,8 @@ export interface HttpServerOptions {
   metrics?: MetricsSource;
   /** HOLDFAST_METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** HOLDFAST_PUBLIC_URL: the deployment's own origin (browser pages there may call `/mcp`). */
+  publicUrl?: string;
 }
 
 /** A load balancer reads only the status; a person reads `checks`. */
@@ -88,6 +91,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerTriggerRoutes(app, options.ctx);
   registerEventRoutes(app, options.ctx);
   registerEscalationRoutes(app, options.ctx);
+  registerMcpRoute(app, options.ctx, { publicUrl: options.publicUrl });
   return app;
 }
 

@@ -5,7 +5,7 @@ import { MAX_EVERY_MS } from "../../../policy/limits";
 import { MISFIRE_POLICIES } from "../../../policy/misfire";
 import { isValidCron, isValidTimeZone, parseEvery } from "../../../policy/schedule";
 import type { HandlerContext } from "../../app/context";
-import { registerTrigger, removeTrigger, triggerPageOf } from "../../app/held/triggers";
+import { registerTrigger, removeTrigger, type TriggerInput, triggerPageOf } from "../../app/held/triggers";
 import { requireOwner } from "./auth";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
@@ -15,9 +15,9 @@ const Params = z.object({ agent: z.string().min(1).max(200) });
 const KeyParams = Params.extend({ key: z.string().min(1).max(200) });
 const Key = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "use 1-100 letters, digits, '.', '_' or '-'");
 
-const ListQuery = z.object(PageQuery).strict();
+export const ListQuery = z.object(PageQuery).strict();
 
-const TriggerBody = z
+export const TriggerBody = z
   .object({
     key: Key,
     every: z.union([z.string(), z.number()]).optional(),
@@ -58,6 +58,21 @@ const TriggerBody = z
     }
   });
 
+/** The route's body as the use case takes it (the MCP tool register_trigger takes the same). */
+export function triggerInputOf(body: z.output<typeof TriggerBody>): TriggerInput {
+  return {
+    key: body.key,
+    everyMs: body.every !== undefined ? parseEvery(body.every) : null,
+    anchor: body.anchor ?? null,
+    cron: body.cron ?? null,
+    tz: body.tz ?? null,
+    payload: body.payload ?? null,
+    destination: body.destination,
+    misfire: body.misfire as "coalesce" | "all" | "skip",
+    contract: body.contract,
+  };
+}
+
 /** Cadence triggers: principals and admins register and delete them; any user of the tenant may list. */
 export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   defineRoute(
@@ -73,17 +88,7 @@ export function registerTriggerRoutes(app: FastifyInstance, ctx: HandlerContext)
     },
     async ({ auth: caller, body }, _request, reply) => {
       requireOwner(caller, "register triggers");
-      const result = await registerTrigger(ctx, caller.agent, {
-        key: body.key,
-        everyMs: body.every !== undefined ? parseEvery(body.every) : null,
-        anchor: body.anchor ?? null,
-        cron: body.cron ?? null,
-        tz: body.tz ?? null,
-        payload: body.payload ?? null,
-        destination: body.destination,
-        misfire: body.misfire as "coalesce" | "all" | "skip",
-        contract: body.contract,
-      });
+      const result = await registerTrigger(ctx, caller.agent, triggerInputOf(body));
       if (result.kind === "invalid")
         throw new ApiError("invalid_body", `${result.field}: ${result.message}`, result.field);
       if (result.kind === "quota_exceeded") throw new ApiError("quota_exceeded", result.message);
