@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
-import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
+import { createChatEscalationMonitor } from "../../src/bot/main/escalation-wiring";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
 import { createSignInPath } from "../../src/bot/surfaces/console/session";
 import { agentScope } from "../../src/policy/ids";
@@ -258,7 +258,7 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     expect(fromHtml((await bob.get("/")).body)).toContain("No active escalations.");
     clock = new Date(clock.getTime() + 61_000);
     const slack = recordingPlatform("slack");
-    await createEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
+    await createChatEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
     const seen = fromHtml((await bob.get("/")).body);
     expect(seen).toMatch(/approval stale-1 \(ops-agent\) · level 1, waiting since /);
     const mia = h.browser();

@@ -10,34 +10,6 @@ export interface StoredPingCard {
   content: unknown;
 }
 
-export interface PingCardKey {
-  escalationId: string;
-  level: number;
-  repeat: number;
-  platform: string;
-  channelId: string;
-}
-
-/** The claim's id, or null when this card of this step is claimed already. */
-export async function claimPingCard(db: Db, key: PingCardKey, content: unknown): Promise<number | null> {
-  try {
-    const row = await db.escalationCard.create({ data: { ...key, content: JSON.stringify(content) } });
-    return row.id;
-  } catch (error) {
-    if ((error as { code?: string }).code === "P2002") return null;
-    throw error;
-  }
-}
-
-export async function recordPostedPingCard(db: Db, id: number, messageId: string): Promise<void> {
-  await db.escalationCard.update({ where: { id }, data: { messageId } });
-}
-
-/** A post that failed gives its claim back. */
-export async function releasePingCardClaim(db: Db, id: number): Promise<void> {
-  await db.escalationCard.deleteMany({ where: { id, messageId: null } });
-}
-
 /** The posted cards of an escalation that still show it open. */
 export async function listOpenPingCards(db: Db, escalationId: string): Promise<StoredPingCard[]> {
   const rows = await db.escalationCard.findMany({
