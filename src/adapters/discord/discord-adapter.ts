@@ -1,23 +1,7 @@
-import {
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  Client,
-  Events,
-  GatewayIntentBits,
-  MessageFlags,
-  Partials,
-  Routes,
-} from "discord.js";
-import type {
-  ChatActor,
-  ChatAdapter,
-  ChatLog,
-  ChatRouter,
-  ChatTransport,
-  CommandName,
-} from "../../bot/surfaces/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
+import { Client, Events, GatewayIntentBits, Partials, Routes } from "discord.js";
+import type { ChatAdapter, ChatLog, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
 import { DISCORD_COMMANDS } from "./commands";
+import { discordInteractions } from "./interactions";
 import { interactionsRoute } from "./interactions-endpoint";
 import { registerDiscordMessages } from "./messages";
 import { guardGatewayPackets } from "./packet-guard";
@@ -33,9 +17,6 @@ export interface DiscordAdapterOptions {
   router: ChatRouter;
   log: ChatLog;
 }
-
-/** Replies quote names and reasons people typed; none of them may ping anyone. */
-const allowedMentions = { parse: [] };
 
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapter {
   const client = new Client({
@@ -54,44 +35,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChatAdapte
     },
   };
   const { router, log } = options;
-  const actorOf = (i: { user: { id: string }; guildId: string | null }): ChatActor => ({
-    platform: "discord",
-    userId: i.user.id,
-    ...(i.guildId && { workspaceId: i.guildId }),
-  });
-
-  async function onCommand(interaction: ChatInputCommandInteraction) {
-    const name = interaction.commandName as CommandName;
-    if (!COMMAND_NAMES.includes(name)) return;
-    const text = interaction.options.data.map((o) => String(o.value ?? "")).join(" ");
-    const channelId = interaction.channelId;
-    const reply = await router.command({ name, text, actor: actorOf(interaction), channelId }, transport);
-    if (reply.kind === "card") {
-      // The card is an ordinary channel message, so the publisher can edit it later like any other card.
-      await publisher.post(channelId, reply.card);
-      await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral, allowedMentions });
-    } else {
-      await interaction.reply({
-        content: reply.text,
-        allowedMentions,
-        ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }),
-      });
-    }
-  }
-
-  async function onButton(interaction: ButtonInteraction) {
-    const parsed = parseButtonValue(interaction.customId);
-    if (!parsed) return;
-    await interaction.deferUpdate();
-    const card = { channelId: interaction.channelId, messageId: interaction.message.id };
-    const result = await router.interaction(
-      { interactionId: interaction.id, ...parsed, actor: actorOf(interaction), card },
-      transport,
-    );
-    if (result.card) await publisher.edit(card, result.card);
-    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral, allowedMentions });
-  }
-
+  const { onCommand, onButton } = discordInteractions(router, transport, publisher);
   guardGatewayPackets(client, log);
   client.on(Events.InteractionCreate, (interaction) => {
     const work = async () => {

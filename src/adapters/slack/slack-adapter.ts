@@ -1,15 +1,8 @@
-import { App, type BlockAction, type ButtonAction, LogLevel, SocketModeReceiver } from "@slack/bolt";
+import { App, LogLevel, SocketModeReceiver } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import type {
-  CardPublisher,
-  ChatActor,
-  ChatAdapter,
-  ChatLog,
-  ChatRouter,
-  ChatTransport,
-  CommandName,
-} from "../../bot/surfaces/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
+import type { CardPublisher, ChatAdapter, ChatLog, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
+import { registerSlackButtons } from "./buttons";
+import { registerSlackCommands } from "./commands";
 import { registerSlackMessages } from "./messages";
 import { RouteReceiver } from "./receiver";
 import { cardBlocks, escapeSlack } from "./render";
@@ -41,68 +34,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     },
   };
   const { router } = options;
-
-  const commandPattern = new RegExp(`^/(${COMMAND_NAMES.join("|")})$`);
-  app.command(commandPattern, async ({ command, ack, respond }) => {
-    // Ack at once; the answer follows through response_url, so a slow database never breaks Slack's 3 s.
-    await ack();
-    const actor: ChatActor = { platform: "slack", userId: command.user_id, workspaceId: command.team_id };
-    const name = command.command.slice(1) as CommandName;
-    const reply = await router.command({ name, text: command.text, actor, channelId: command.channel_id }, transport);
-    if (reply.kind === "text") {
-      await respond({ response_type: reply.ephemeral ? "ephemeral" : "in_channel", text: escapeSlack(reply.text) });
-      return;
-    }
-    // A bot that is not a member of the channel cannot post there (not_in_channel); the card then goes to
-    // the caller alone through response_url, and clicks on it are answered through their own response_url.
-    await publisher
-      .post(command.channel_id, reply.card)
-      .catch(() => respond({ response_type: "ephemeral", ...cardBlocks(reply.card) }));
-  });
-
-  /** A button click as the neutral interaction; null for clicks that are not ours. */
-  const clickOf = (body: BlockAction<ButtonAction>, action: ButtonAction) => {
-    const parsed = parseButtonValue(`${action.action_id}:${action.value ?? ""}`);
-    const channelId = body.channel?.id ?? body.container?.channel_id;
-    const messageId = body.message?.ts ?? body.container?.message_ts;
-    if (!parsed || !channelId || !messageId) return null;
-    const actor: ChatActor = {
-      platform: "slack",
-      userId: body.user.id,
-      workspaceId: body.user.team_id ?? body.team?.id,
-    };
-    // trigger_id is Slack's id for this one click (a re-sent payload carries the same); action_ts pins the
-    // button within it. The message ts would name the card, not the click.
-    const interactionId = `${body.trigger_id}:${action.action_ts}`;
-    return { interactionId, ...parsed, actor, card: { channelId, messageId } };
-  };
-
-  app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action, respond }) => {
-    await ack();
-    const click = clickOf(body, action);
-    if (!click) return;
-    const result = await router.interaction(click, transport);
-    const settled = result.card;
-    if (settled) {
-      await publisher
-        .edit(click.card, settled)
-        .catch(() => respond({ replace_original: true, ...cardBlocks(settled) }));
-    }
-    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
-  });
-
-  // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
-  // with 500 clicks at once on SQLite the acks then took up to 3.8 s, past Slack's 3 s. The decision is
-  // durable once made; the clicker's note follows through response_url and every card is edited by the sync.
-  // Escalation buttons answer with a note; an Open (url) button needs only the ack.
-  app.action<BlockAction<ButtonAction>>(/^(run\.|escalation\.|link-)/, async ({ ack, body, action, respond }) => {
-    await ack();
-    const click = clickOf(body, action);
-    if (!click) return;
-    const result = await router.interaction(click, transport);
-    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
-  });
-
+  registerSlackCommands(app, router, transport, publisher);
+  registerSlackButtons(app, router, transport, publisher);
   registerSlackMessages(app, router, transport);
 
   return {

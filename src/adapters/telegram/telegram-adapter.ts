@@ -1,16 +1,7 @@
 import { Telegraf } from "telegraf";
-import { message } from "telegraf/filters";
-import type {
-  ChatActor,
-  ChatAdapter,
-  ChatLog,
-  ChatRouter,
-  ChatTransport,
-  CommandName,
-  RawHttpRoute,
-} from "../../bot/surfaces/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
+import type { ChatAdapter, ChatLog, ChatRouter, ChatTransport, RawHttpRoute } from "../../bot/surfaces/chat/types";
 import { telegramPublisher } from "./publisher";
+import { registerTelegramUpdates } from "./updates";
 import { webhookRoute } from "./webhook";
 
 export interface TelegramAdapterOptions {
@@ -46,53 +37,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdap
       return { ok: true, detail: `getMe ok (@${me.username})` };
     },
   };
-  const actorOf = (from: { id: number; first_name: string }): ChatActor => ({
-    platform: "telegram",
-    userId: String(from.id),
-    displayName: from.first_name,
-  });
-
-  bot.command([...COMMAND_NAMES], async (ctx) => {
-    const name = ctx.command as CommandName;
-    const channelId = String(ctx.chat.id);
-    const reply = await router.command({ name, text: ctx.payload, actor: actorOf(ctx.from), channelId }, transport);
-    // Telegram has no ephemeral messages; in a private chat only the caller sees the reply anyway.
-    if (reply.kind === "card") await publisher.post(channelId, reply.card);
-    else await ctx.reply(reply.text);
-  });
-
-  bot.on("callback_query", async (ctx) => {
-    const data = "data" in ctx.callbackQuery ? ctx.callbackQuery.data : "";
-    const parsed = parseButtonValue(data);
-    const carrier = ctx.callbackQuery.message;
-    if (!parsed || !carrier) return ctx.answerCbQuery();
-    const card = { channelId: String(carrier.chat.id), messageId: String(carrier.message_id) };
-    const result = await router.interaction(
-      { interactionId: ctx.callbackQuery.id, ...parsed, actor: actorOf(ctx.from), card },
-      transport,
-    );
-    // The toast is the closest Telegram has to an ephemeral note; it also stops the button's spinner.
-    await ctx.answerCbQuery(result.note.slice(0, 200));
-    if (result.card) await publisher.edit(card, result.card);
-  });
-
-  bot.on(message("text"), async (ctx) => {
-    const isDirect = ctx.chat.type === "private";
-    const mention = `@${ctx.botInfo.username}`;
-    if (!isDirect && !ctx.message.text.includes(mention)) return;
-    const text = ctx.message.text.replace(mention, "").trim();
-    const reply = await router.message(
-      {
-        messageId: String(ctx.message.message_id),
-        channelId: String(ctx.chat.id),
-        text,
-        actor: actorOf(ctx.from),
-        isDirect,
-      },
-      transport,
-    );
-    if (reply?.kind === "text") await ctx.reply(reply.text);
-  });
+  registerTelegramUpdates(bot, router, transport, publisher);
   bot.catch((error) => log.error({ err: (error as Error).message }, "telegram update failed"));
 
   const routes: RawHttpRoute[] = options.webhookSecret ? [webhookRoute(bot, options.webhookSecret, log)] : [];

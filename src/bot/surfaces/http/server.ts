@@ -31,7 +31,7 @@ export interface HttpServerOptions {
   metricsToken?: string;
 }
 
-const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
+const { version } = createRequire(import.meta.url)("../../../../package.json") as { version: string };
 
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
