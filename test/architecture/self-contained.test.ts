@@ -20,3 +20,21 @@ test("the README's quick start and its links to docs/ hold", () => {
   expect(readme).toContain("npm ci && npm start");
   for (const [, target] of readme.matchAll(/\]\((docs\/[^)#]+)\)/g)) expect(fs.existsSync(target!), target).toBe(true);
 });
+
+test("every source path the README and docs/ name exists, so the docs follow the tree when it moves", () => {
+  const docs = ["README.md", ...fs.readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const missing: string[] = [];
+  for (const doc of docs) {
+    const text = fs.readFileSync(doc, "utf8");
+    for (const [, named] of text.matchAll(/`((?:src|test|bench|scripts|prisma)\/[\w./{},*-]+?)(?::\d+)?`/g)) {
+      // A brace list (`src/x/{a,b}.ts`) names each of its files; a glob or a folder with a slash is checked as a folder.
+      const expanded = named!.includes("{")
+        ? named!.replace(/\{([^}]*)\}/, "\u0000$1\u0000").split("\u0000")
+        : [named!, "", ""];
+      const [head, list, tail] = expanded;
+      const paths = list ? list.split(",").map((part) => `${head}${part}${tail}`) : [head!];
+      for (const p of paths) if (!p.includes("*") && !fs.existsSync(p.replace(/\/$/, ""))) missing.push(`${doc}: ${p}`);
+    }
+  }
+  expect(missing).toEqual([]);
+});

@@ -7,7 +7,7 @@ import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { ConfigError, parseEnv } from "../../src/bot/main/config/env";
-import { createMetrics } from "../../src/bot/main/metrics";
+import { createMetrics } from "../../src/bot/main/metrics/registry";
 import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import { syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";

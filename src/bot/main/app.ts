@@ -27,7 +27,7 @@ import { wireConsole } from "./console-wiring";
 import { crashFaults } from "./crash-hook";
 import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { startHeld } from "./held-wiring";
-import { createMetrics } from "./metrics";
+import { createMetrics } from "./metrics/registry";
 
 export interface HoldfastApp {
   ctx: HandlerContext;
@@ -52,30 +52,53 @@ export interface CreateAppOptions {
   processEnv?: NodeJS.ProcessEnv;
 }
 
-/** Wires the process: migrate, load the directory, connect Redis, serve the API. */
-export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> {
-  const { env, log } = options;
-  const root = options.root ?? process.cwd();
+/** Cleanups run newest first, once; a failed one does not stop the others. */
+class Cleanups {
+  private readonly steps: Array<() => Promise<unknown>> = [];
+  add(step: () => Promise<unknown>): void {
+    this.steps.unshift(step);
+  }
+  async run(): Promise<void> {
+    for (const step of this.steps.splice(0)) await step().catch(() => {});
+  }
+}
+
+interface Database {
+  applied: string[];
+  directory: DirectoryFile;
+  configFile: string;
+  releaseDatabaseFile: () => void;
+}
+
+/** Claims the SQLite file (if any), applies migrations and reads the directory file. */
+async function prepareDatabase(env: HoldfastEnv, root: string): Promise<Database> {
   const releaseDatabaseFile = claimDatabaseFile(env.DATABASE_URL);
-  let applied: string[];
-  let directory: DirectoryFile;
-  let configFile = env.HOLDFAST_CONFIG;
   try {
-    applied = await migrateDatabase(env.DATABASE_URL);
-    configFile ??= path.join(root, "holdfast.example.yaml");
-    directory = loadDirectoryFile(configFile);
+    const applied = await migrateDatabase(env.DATABASE_URL);
+    const configFile = env.HOLDFAST_CONFIG ?? path.join(root, "holdfast.example.yaml");
+    return { applied, directory: loadDirectoryFile(configFile), configFile, releaseDatabaseFile };
   } catch (error) {
     releaseDatabaseFile();
     throw error;
   }
+}
+
+/** Wires the process: migrate, load the directory, connect Redis, start the work, serve the API and chat. */
+export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> {
+  const { env, log } = options;
+  const { applied, directory, configFile, releaseDatabaseFile } = await prepareDatabase(
+    env,
+    options.root ?? process.cwd(),
+  );
   const schema = applied.length ? `${applied.length} migrations applied` : "schema up to date";
   log.info({ applied }, `database: ${describeDatabaseUrl(env.DATABASE_URL)} (${schema})`);
-
   if (!env.HOLDFAST_CONFIG)
     log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
 
   const store: Store = openStore(env.DATABASE_URL);
-  const cleanups: Array<() => Promise<unknown>> = [() => store.close(), async () => releaseDatabaseFile()];
+  const cleanups = new Cleanups();
+  cleanups.add(async () => releaseDatabaseFile());
+  cleanups.add(() => store.close());
   try {
     await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
     await syncDirectory(store, directory);
@@ -84,10 +107,9 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     for (const agent of unsignedAgents(directory))
       log.warn({ agent }, `agent ${agent} has no signingSecret: its deliveries carry no webhook-signature`);
     const redis = await connectRedis(env.REDIS_URL, log);
-    cleanups.unshift(() => redis.close());
+    cleanups.add(() => redis.close());
     log.info({}, `redis: ${redis.description}`);
     const now = options.now ?? (() => new Date());
-    const faults = crashFaults(env.HOLDFAST_CRASH_AT);
     // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
     const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
     const ctx: HandlerContext = {
@@ -95,81 +117,108 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       log,
       now,
       events: new HoldfastEvents(),
-      faults,
+      faults: crashFaults(env.HOLDFAST_CRASH_AT),
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
     };
     metrics.listen(ctx.events);
-    const stopScheduling = await startApprovalScheduling(ctx, { url: redis.url, prefix: env.HOLDFAST_QUEUE_PREFIX });
-    cleanups.unshift(stopScheduling);
-    // Triggers, drains, releases and the delivery loop; rebuilt from the database before serving.
-    await alignTriggersWithConfig(ctx);
-    const transport = httpTransport(undefined, directory.signingKeys);
-    cleanups.unshift(async () => transport.close?.());
-    const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
-    const held = await startHeld(ctx, {
-      instanceId,
-      redisUrl: redis.url,
-      prefix: env.HOLDFAST_QUEUE_PREFIX,
-      faults,
-      releaseBatch: env.HOLDFAST_RELEASE_BATCH,
-      delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
-    });
-    cleanups.unshift(() => held.stop());
-    const prefix = env.HOLDFAST_QUEUE_PREFIX;
-    const retention = await startRetention({ store, redisUrl: redis.url, prefix, log, now, ...directory.retention });
-    cleanups.unshift(() => retention.close());
-    const http = buildHttpServer({
-      ctx,
-      health: () => checkHealth(store, redis),
-      metrics,
-      metricsToken: env.HOLDFAST_METRICS_TOKEN,
-    });
-    const postConversation = conversationPoster(directory.signingKeys);
-    const web = wireConsole({
-      ctx,
-      http,
-      exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
-      publicUrl: env.HOLDFAST_PUBLIC_URL,
-    });
-    const chat = await startChat({
-      env: options.processEnv ?? {},
-      ctx,
-      http,
-      postConversation,
-      consoleLink: web.consoleLink,
-    });
-    web.mount(chat.router);
-    cleanups.unshift(() => chat.stop());
+    const held = await startWork(ctx, { env, directory, redisUrl: redis.url, cleanups });
+    const served = await serve(ctx, { options, directory, configFile, redis, metrics, cleanups });
     log.info(
-      { platforms: chat.enabled },
-      `chat platforms: ${chat.enabled.length ? chat.enabled.join(", ") : "none: API and console only"}`,
+      { port: served.port, url: served.url, instance: held.instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
+      `holdfast is serving at ${served.url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
     );
-    await http.listen({ port: env.PORT, host: env.HOST });
-    cleanups.unshift(() => http.close());
-    const address = http.server.address();
-    const port = typeof address === "object" && address ? address.port : env.PORT;
-    const url = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST}:${port}`;
-    const escalations = await startEscalations(ctx, {
-      publishers: chat.publishers,
-      publicUrl: env.HOLDFAST_PUBLIC_URL ?? url, // as the console links
-      redisUrl: redis.url,
-      prefix,
-      everyMs: env.HOLDFAST_MONITOR_INTERVAL,
-    });
-    cleanups.unshift(() => escalations.stop());
-    log.info(
-      { port, url, instance: instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
-      `holdfast is serving at ${url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
-    );
-    const demoLine = await web.listening(url);
+    const demoLine = await served.web.listening(served.url);
     if (demoLine) log.info({ demo: true }, demoLine);
-    const inFlight = () => ({ deliveries: held.delivery.inFlight() });
-    return { ctx, http, redis, escalations, port, inFlight, stop: () => runCleanups(cleanups) };
+    const inFlight = () => ({ deliveries: held.runtime.delivery.inFlight() });
+    const { http, escalations, port } = served;
+    return { ctx, http, redis, escalations, port, inFlight, stop: () => cleanups.run() };
   } catch (error) {
-    await runCleanups(cleanups);
+    await cleanups.run();
     throw error;
   }
+}
+
+interface WorkOptions {
+  env: HoldfastEnv;
+  directory: DirectoryFile;
+  redisUrl: string;
+  cleanups: Cleanups;
+}
+
+/** Approval expiry, triggers, drains, releases, the delivery loop and retention; rebuilt from the database. */
+async function startWork(ctx: HandlerContext, { env, directory, redisUrl, cleanups }: WorkOptions) {
+  const prefix = env.HOLDFAST_QUEUE_PREFIX;
+  cleanups.add(await startApprovalScheduling(ctx, { url: redisUrl, prefix }));
+  await alignTriggersWithConfig(ctx);
+  const transport = httpTransport(undefined, directory.signingKeys);
+  cleanups.add(async () => transport.close?.());
+  const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
+  const faults = ctx.faults;
+  const runtime = await startHeld(ctx, {
+    instanceId,
+    redisUrl,
+    prefix,
+    faults,
+    releaseBatch: env.HOLDFAST_RELEASE_BATCH,
+    delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
+  });
+  cleanups.add(() => runtime.stop());
+  const { store, log, now } = ctx;
+  const retention = await startRetention({ store, redisUrl, prefix, log, now, ...directory.retention });
+  cleanups.add(() => retention.close());
+  return { runtime, instanceId };
+}
+
+interface ServeOptions {
+  options: CreateAppOptions;
+  directory: DirectoryFile;
+  configFile: string;
+  redis: RedisHandle;
+  metrics: ReturnType<typeof createMetrics>;
+  cleanups: Cleanups;
+}
+
+/** The HTTP API, the console and the chat platforms; then the escalation monitor, which posts into chat. */
+async function serve(ctx: HandlerContext, { options, directory, configFile, redis, metrics, cleanups }: ServeOptions) {
+  const { env } = options;
+  const http = buildHttpServer({
+    ctx,
+    health: () => checkHealth(ctx.store, redis),
+    metrics,
+    metricsToken: env.HOLDFAST_METRICS_TOKEN,
+  });
+  const web = wireConsole({
+    ctx,
+    http,
+    exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
+    publicUrl: env.HOLDFAST_PUBLIC_URL,
+  });
+  const chat = await startChat({
+    env: options.processEnv ?? {},
+    ctx,
+    http,
+    postConversation: conversationPoster(directory.signingKeys),
+    consoleLink: web.consoleLink,
+  });
+  web.mount(chat.router);
+  cleanups.add(() => chat.stop());
+  const platforms = chat.enabled.length ? chat.enabled.join(", ") : "none: API and console only";
+  ctx.log.info({ platforms: chat.enabled }, `chat platforms: ${platforms}`);
+  await http.listen({ port: env.PORT, host: env.HOST });
+  cleanups.add(() => http.close());
+  const address = http.server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  const url = `http://${env.HOST === "0.0.0.0" || env.HOST === "::" ? "127.0.0.1" : env.HOST}:${port}`;
+  const escalations = await startEscalations(ctx, {
+    publishers: chat.publishers,
+    publicUrl: env.HOLDFAST_PUBLIC_URL ?? url, // as the console links
+    redisUrl: redis.url,
+    prefix: env.HOLDFAST_QUEUE_PREFIX,
+    everyMs: env.HOLDFAST_MONITOR_INTERVAL,
+  });
+  cleanups.add(() => escalations.stop());
+  return { http, web, escalations, port, url };
 }
 
 export class DeploymentMismatchError extends Error {
@@ -188,10 +237,6 @@ async function agreeOnQueuePrefix(store: Store, prefix: string): Promise<void> {
       `HOLDFAST_QUEUE_PREFIX is "${prefix}" but this database's deployment uses "${agreed}": every process on one database must use the same prefix`,
     );
   }
-}
-
-async function runCleanups(cleanups: Array<() => Promise<unknown>>): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
 }
 
 async function checkHealth(store: Store, redis: RedisHandle): Promise<HealthReport> {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import type { HoldfastMetrics } from "../../main/metrics";
+import type { HoldfastMetrics } from "../../main/metrics/registry";
 import { bearerToken } from "./auth";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";

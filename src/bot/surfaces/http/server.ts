@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { HandlerContext } from "../../app/context";
-import { createMetrics, type HoldfastMetrics } from "../../main/metrics";
+import { createMetrics, type HoldfastMetrics } from "../../main/metrics/registry";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
