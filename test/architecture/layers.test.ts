@@ -20,7 +20,7 @@ const CHAT_SEAM = "src/bot/surfaces/chat/types.ts";
 const layerOf = (file: string) => LAYERS.find((layer) => file.startsWith(layer.folder))?.layer ?? "outside";
 
 /** Each import that its layer may not make, as `from -> to`. */
-export function brokenArrows(graph: ReturnType<typeof readImportGraph>): string[] {
+function brokenArrows(graph: ReturnType<typeof readImportGraph>): string[] {
   const broken: string[] = [];
   for (const [file, targets] of graph.imports) {
     const from = LAYERS.find((layer) => file.startsWith(layer.folder));

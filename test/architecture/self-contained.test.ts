@@ -22,7 +22,13 @@ test("the README's quick start and its links to docs/ hold", () => {
 });
 
 test("every source path the README and docs/ name exists, so the docs follow the tree when it moves", () => {
-  const docs = ["README.md", ...fs.readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const docs = [
+    "README.md",
+    ...fs
+      .readdirSync("docs")
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
   const missing: string[] = [];
   for (const doc of docs) {
     const text = fs.readFileSync(doc, "utf8");
