@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { mayControlTenant } from "./access";
 import { type ControlRecord, RUNNING_CONTROL } from "./control";
 import { gateVerdict } from "./gate";
-import { effectiveRole, mayControlTenant } from "./roles";
+import { effectiveRole } from "./roles";
 
 const paused: ControlRecord = { ...RUNNING_CONTROL, state: "PAUSED", holdLevel: "member" };
 

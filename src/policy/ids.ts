@@ -48,9 +48,31 @@ export const releaseLeaseName = (releaseId: string) => `release:${releaseId}`;
 /** The lease of the Redis-loss rebuild: one process of the deployment does it. */
 export const REBUILD_LEASE = "rebuild";
 
-/** BullMQ custom job ids may not contain ':', which every agent id does. */
+/**
+ * A delivery lane: one agent's items to one destination go one after another. The claim's SQL spells the
+ * same rule (store/outbox/claim.ts); everything in code names a lane by this key.
+ */
+export const laneOf = (agentId: string, destination: string): string => `${agentId}|${destination}`;
+
+/**
+ * BullMQ custom job ids may not contain ':', which every agent id does. Two escapes are deployed and stay:
+ * a job id is the deduplication key of a job already waiting in Redis, so a new spelling would add a second
+ * job beside each old one. Control jobs join their parts with '|' and write ':' as '~'.
+ */
 export const jobId = (...parts: string[]): string => parts.join("|").replaceAll(":", "~");
+/**
+ * A run's expiry job, "expire.<run, URI-encoded, ':' as %3A>.<deadline millis>": the deadline is part of the
+ * id so a changed deadline gets its own job (see `jobId` for why this escape is not that one).
+ */
+export const expiryJobId = (runId: string, deadlineMs: number): string =>
+  `expire.${encodeURIComponent(runId).replaceAll(":", "%3A")}.${deadlineMs}`;
 export const schedulerId = (trigger: string): string => `trigger:${trigger}`;
+/** The due time a job scheduler's job stands for: BullMQ ends its id with the scheduled millis. */
+export function scheduledMillis(job: { id?: string; timestamp: number; delay: number }): number {
+  const tail = job.id?.split(":").pop();
+  const millis = tail ? Number(tail) : Number.NaN;
+  return Number.isFinite(millis) && millis > 0 ? millis : job.timestamp + job.delay;
+}
 
 /** A console chat box: one conversation per person and agent, "<userId>:<agent>" (userId is "<tenant>:<name>"). */
 export const webChannel = (userId: string, agentName: string) => `${userId}:${agentName}`;

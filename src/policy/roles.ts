@@ -18,6 +18,3 @@ export function effectiveRole(standing: Standing): Role {
   if (standing.agentRoles.includes("supervisor")) return "supervisor";
   return "member";
 }
-
-/** Only admins are tenant-wide, so only they pause or resume a whole tenant. */
-export const mayControlTenant = (standing: Pick<Standing, "isAdmin">): boolean => standing.isAdmin;

@@ -1,13 +1,9 @@
-import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
-import type { Logger } from "pino";
-import { redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
+import type { Queue } from "bullmq";
+import { z } from "zod";
+import { expiryJobId } from "../policy/ids";
+import { callback, parseOptions, positiveMs, QueueBase, QueueBaseSchema, type QueueComponentOptions } from "./base";
 
-export interface ExpirySchedulerOptions {
-  redisUrl: string;
-  /** BullMQ key prefix; tests use a random one so parallel files never share a queue. */
-  prefix: string;
-  log: Logger;
+export interface ExpirySchedulerOptions extends QueueComponentOptions {
   /**
    * Called at (or after) the deadline a job was scheduled for; answers whether the run was due, so a job
    * that fired early by the service clock is tried again.
@@ -18,6 +14,12 @@ export interface ExpirySchedulerOptions {
   /** Delay before trying again when a job fired before its deadline by the service clock. Default 1 s. */
   retryDelayMs?: number;
 }
+
+const ExpirySchema = QueueBaseSchema.extend({
+  onDue: callback<ExpirySchedulerOptions["onDue"]>("the run's expiry"),
+  queueName: z.string().min(1).default("run-expiry"),
+  retryDelayMs: positiveMs().default(1000),
+});
 
 export interface ExpiryScheduler {
   /** Idempotent: one delayed job per (run, deadline), however often it is asked. */
@@ -32,49 +34,44 @@ class NotDueYet extends Error {}
  * timing: the run row is the truth, the processor re-reads it, and the schedule is rebuilt from the
  * database at start, so a Redis that lost everything loses no expiry.
  */
-export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpiryScheduler {
-  const name = options.queueName ?? "run-expiry";
-  const connect = () =>
-    new Redis(options.redisUrl, { ...redisConnection(options.redisUrl), maxRetriesPerRequest: null });
-  const queueConnection = connect();
-  const workerConnection = connect();
-  const queue = new Queue(name, { connection: queueConnection, prefix: options.prefix });
-  const worker = new Worker(
-    name,
-    async (job) => {
-      const { runId, deadlineMs } = job.data as { runId: string; deadlineMs: number };
-      if ((await options.onDue(runId, new Date(deadlineMs))) === "not_due") throw new NotDueYet(runId);
-    },
-    { connection: workerConnection, prefix: options.prefix, concurrency: 10, ...WORKER_RECOVERY },
-  );
-  const watch = watchRedis(options.redisUrl, options.log);
-  watch.track(queueConnection, workerConnection, queue, worker);
-  worker.on("failed", (job, error) => {
-    if (!(error instanceof NotDueYet)) options.log.warn({ run: job?.data.runId, err: error.message }, "expiry failed");
-  });
+class RunExpiry extends QueueBase implements ExpiryScheduler {
+  private readonly jobs: Queue;
+  private readonly retryDelayMs: number;
 
-  return {
-    async schedule(runId, deadline, now) {
-      await queue.add(
-        "expire",
-        { runId, deadlineMs: deadline.getTime() },
-        {
-          // BullMQ ids may not contain ':'; the deadline is part of the id so a changed deadline gets its own job.
-          jobId: `expire.${encodeURIComponent(runId).replaceAll(":", "%3A")}.${deadline.getTime()}`,
-          delay: Math.max(0, deadline.getTime() - now.getTime()),
-          attempts: 20,
-          backoff: { type: "fixed", delay: options.retryDelayMs ?? 1000 },
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      );
-    },
-    async close() {
-      await worker.close();
-      await queue.close();
-      queueConnection.disconnect();
-      workerConnection.disconnect();
-      watch.close();
-    },
-  };
+  constructor(input: ExpirySchedulerOptions) {
+    super(input);
+    const options = parseOptions("expiry scheduler", ExpirySchema, input);
+    this.retryDelayMs = options.retryDelayMs;
+    this.jobs = this.queue(options.queueName, this.client());
+    const worker = this.worker(
+      options.queueName,
+      async (job) => {
+        const { runId, deadlineMs } = job.data as { runId: string; deadlineMs: number };
+        if ((await options.onDue(runId, new Date(deadlineMs))) === "not_due") throw new NotDueYet(runId);
+      },
+      { connection: this.client(), concurrency: 10 },
+    );
+    worker.on("failed", (job, error) => {
+      if (!(error instanceof NotDueYet)) this.log.warn({ run: job?.data.runId, err: error.message }, "expiry failed");
+    });
+  }
+
+  async schedule(runId: string, deadline: Date, now: Date): Promise<void> {
+    await this.jobs.add(
+      "expire",
+      { runId, deadlineMs: deadline.getTime() },
+      {
+        jobId: expiryJobId(runId, deadline.getTime()),
+        delay: Math.max(0, deadline.getTime() - now.getTime()),
+        attempts: 20,
+        backoff: { type: "fixed", delay: this.retryDelayMs },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
+  }
+}
+
+export function createExpiryScheduler(options: ExpirySchedulerOptions): ExpiryScheduler {
+  return new RunExpiry(options);
 }

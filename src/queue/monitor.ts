@@ -1,11 +1,8 @@
-import type { Logger } from "pino";
 import { MONITOR_SCHEDULER } from "../policy/ids";
+import type { QueueComponentOptions } from "./base";
 import { type RepeatingJob, startRepeatingJob } from "./repeating-job";
 
-export interface MonitorQueueOptions {
-  redisUrl: string;
-  prefix: string;
-  log: Logger;
+export interface MonitorQueueOptions extends QueueComponentOptions {
   /** How often a tick is due (HOLDFAST_MONITOR_INTERVAL). */
   everyMs: number;
   /** One tick's work; correct when several processes tick at once (the database decides). */

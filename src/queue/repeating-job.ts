@@ -1,12 +1,8 @@
-import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
-import type { Logger } from "pino";
-import { redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
+import type { Queue } from "bullmq";
+import { z } from "zod";
+import { callback, parseOptions, positiveMs, QueueBase, QueueBaseSchema, type QueueComponentOptions } from "./base";
 
-export interface RepeatingJobOptions {
-  redisUrl: string;
-  prefix: string;
-  log: Logger;
+export interface RepeatingJobOptions extends QueueComponentOptions {
   /** The queue's name. */
   name: string;
   /** The job scheduler's id (and its jobs' name). Default: the queue's name. */
@@ -20,6 +16,15 @@ export interface RepeatingJobOptions {
   keepFailed?: number;
 }
 
+const RepeatingJobSchema = QueueBaseSchema.extend({
+  name: z.string().min(1, "the queue's name"),
+  schedulerId: z.string().min(1).optional(),
+  everyMs: positiveMs(),
+  run: callback<() => Promise<unknown>>("one run"),
+  failedMessage: z.string().min(1),
+  keepFailed: z.number().int().nonnegative().optional(),
+});
+
 export interface RepeatingJob {
   /** Sets the job scheduler again (it is gone after Redis lost its data). Idempotent. */
   ensureScheduled(): Promise<void>;
@@ -31,39 +36,34 @@ export interface RepeatingJob {
  * scheduler id, so Redis holds one schedule however many run, and whichever worker takes a job runs it.
  * Redis only carries the timing; what a run does must be correct when several processes run it at once.
  */
-export async function startRepeatingJob(options: RepeatingJobOptions): Promise<RepeatingJob> {
-  const connect = () =>
-    new Redis(options.redisUrl, { ...redisConnection(options.redisUrl), maxRetriesPerRequest: null });
-  const queueConnection = connect();
-  const workerConnection = connect();
-  const queue = new Queue(options.name, { connection: queueConnection, prefix: options.prefix });
-  const worker = new Worker(options.name, async () => void (await options.run()), {
-    connection: workerConnection,
-    prefix: options.prefix,
-    concurrency: 1,
-    ...WORKER_RECOVERY,
-  });
-  // An outage is the shared watch's one warn line each way, not a raw stack or a warn per reconnect.
-  const watch = watchRedis(options.redisUrl, options.log);
-  watch.track(queueConnection, workerConnection, queue, worker);
-  worker.on("failed", (_job, error) => options.log.warn({ err: error.message }, options.failedMessage));
-  const ensureScheduled = async () => {
-    const id = options.schedulerId ?? options.name;
-    await queue.upsertJobScheduler(
+class Repeating extends QueueBase implements RepeatingJob {
+  private readonly jobs: Queue;
+  private readonly options: z.output<typeof RepeatingJobSchema>;
+
+  constructor(input: RepeatingJobOptions) {
+    super(input);
+    const options = parseOptions(`repeating job ${input.name}`, RepeatingJobSchema, input);
+    this.options = options;
+    this.jobs = this.queue(options.name, this.client());
+    const worker = this.worker(options.name, async () => void (await options.run()), {
+      connection: this.client(),
+      concurrency: 1,
+    });
+    worker.on("failed", (_job, error) => this.log.warn({ err: error.message }, options.failedMessage));
+  }
+
+  async ensureScheduled(): Promise<void> {
+    const id = this.options.schedulerId ?? this.options.name;
+    await this.jobs.upsertJobScheduler(
       id,
-      { every: options.everyMs },
-      { name: id, opts: { removeOnComplete: true, removeOnFail: options.keepFailed ?? true } },
+      { every: this.options.everyMs },
+      { name: id, opts: { removeOnComplete: true, removeOnFail: this.options.keepFailed ?? true } },
     );
-  };
-  await ensureScheduled();
-  return {
-    ensureScheduled,
-    async close() {
-      await worker.close();
-      await queue.close();
-      queueConnection.disconnect();
-      workerConnection.disconnect();
-      watch.close();
-    },
-  };
+  }
+}
+
+export async function startRepeatingJob(options: RepeatingJobOptions): Promise<RepeatingJob> {
+  const job = new Repeating(options);
+  await job.ensureScheduled();
+  return job;
 }

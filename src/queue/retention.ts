@@ -1,14 +1,10 @@
-import type { Logger } from "pino";
 import type { Store } from "../store/connection/client";
 import { type PruneCounts, pruneFinished } from "../store/lists/retention";
-import { startRepeatingJob } from "./repeating-job";
+import type { QueueComponentOptions } from "./base";
+import { type RepeatingJob, startRepeatingJob } from "./repeating-job";
 
-export interface RetentionOptions {
+export interface RetentionOptions extends QueueComponentOptions {
   store: Store;
-  redisUrl: string;
-  /** BullMQ key prefix (tests use a random one). */
-  prefix: string;
-  log: Logger;
   now?: () => Date;
   /** Delivered work older than this is pruned. */
   deliveredMs: number;
@@ -18,10 +14,9 @@ export interface RetentionOptions {
   everyMs?: number;
 }
 
-export interface Retention {
+export interface Retention extends Pick<RepeatingJob, "close"> {
   /** One prune now (what each scheduled run does); resolves with its counts. */
   pruneNow(): Promise<PruneCounts>;
-  close(): Promise<void>;
 }
 
 /**
@@ -30,20 +25,21 @@ export interface Retention {
  * a lost schedule is upserted again at the next start, and a missed prune is caught up by the next one.
  */
 export async function startRetention(options: RetentionOptions): Promise<Retention> {
+  const { store, log, deliveredMs, auditMs } = options;
   const now = options.now ?? (() => new Date());
   const pruneNow = async () => {
     const at = now().getTime();
-    const counts = await pruneFinished(options.store.db, {
-      deliveredBefore: new Date(at - options.deliveredMs),
-      auditBefore: new Date(at - options.auditMs),
+    const counts = await pruneFinished(store.db, {
+      deliveredBefore: new Date(at - deliveredMs),
+      auditBefore: new Date(at - auditMs),
     });
-    options.log.info({ ...counts, deliveredMs: options.deliveredMs, auditMs: options.auditMs }, "retention prune");
+    log.info({ ...counts, deliveredMs, auditMs }, "retention prune");
     return counts;
   };
   const job = await startRepeatingJob({
     redisUrl: options.redisUrl,
     prefix: options.prefix,
-    log: options.log,
+    log,
     name: "retention",
     schedulerId: "prune", // as deployed before: another id would leave the old scheduler running too
     everyMs: options.everyMs ?? 3_600_000,

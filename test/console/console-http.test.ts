@@ -1,24 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
+import { createSignInPath } from "../../src/bot/app/auth/console-sessions";
 import { createChatEscalationMonitor } from "../../src/bot/main/escalation-wiring";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
-import { createSignInPath } from "../../src/bot/surfaces/console/session";
 import { agentScope } from "../../src/policy/ids";
 import { hashKey } from "../../src/policy/key-hash";
 import { readControl } from "../../src/store/control/change";
 import { findAgent, findUserById } from "../../src/store/directory/directory";
-import { Browser, type ConsoleHarness, createConsoleHarness } from "../support/console-harness";
+import { Browser, type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
 import { PROVIDERS } from "../support/databases";
 import { recordingPlatform } from "../support/escalation-harness";
 import { KEYS } from "../support/harness";
 
-const fromHtml = (html: string) =>
-  html
-    .replace(/&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&");
 const OPS = agentScope("acme:ops-agent");
 const DESTINATION = "http://127.0.0.1:4000/actions";
 

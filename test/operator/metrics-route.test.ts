@@ -66,7 +66,8 @@ describe.each(PROVIDERS)("GET /metrics on %s", (provider) => {
       now: () => clock,
       events: new HoldfastEvents(),
     };
-    const server = buildHttpServer({ ctx, health: async () => ({ ok: false, checks: {} }) });
+    const metrics = createMetrics({ db: lost.store.db, now: ctx.now });
+    const server = buildHttpServer({ ctx, health: async () => ({ ok: false, checks: {} }), metrics });
     servers.push(server);
     await server.ready();
     await lost.drop();

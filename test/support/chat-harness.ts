@@ -3,14 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
+import { createSignInPath } from "../../src/bot/app/auth/console-sessions";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { type ChatWiring, startChat } from "../../src/bot/main/chat-wiring";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
-import { createSignInPath } from "../../src/bot/surfaces/console/session";
 import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import { agentScope } from "../../src/policy/ids";
-import type { Provider } from "../../src/store/connection/client";
+import type { Provider, StoreOptions } from "../../src/store/connection/client";
 import { listAudit, readControl, type StoredControl } from "../../src/store/control/change";
 import type { KnownUser } from "../../src/store/directory/directory";
 import { syncDirectory } from "../../src/store/directory/directory";
@@ -37,14 +37,19 @@ export interface ChatHarness {
 
 /**
  * The bot's HTTP server with the chat layer wired from `env`, on a fresh database of `provider` loaded from the
- * example directory, with ops-agent's webhook pointed at a local recording receiver.
+ * example directory, with ops-agent's webhook pointed at a local recording receiver. `storeOptions` go to
+ * `openStore` (a statement counter).
  */
-export async function startChatHarness(provider: Provider, env: Record<string, string>): Promise<ChatHarness> {
+export async function startChatHarness(
+  provider: Provider,
+  env: Record<string, string>,
+  storeOptions: StoreOptions = {},
+): Promise<ChatHarness> {
   const agent = await startRecordingServer(() => ({ status: 200, body: { ok: true } }));
   const configFile = path.join(os.tmpdir(), `holdfast-chat-${process.pid}-${agent.port}.yaml`);
   const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
   fs.writeFileSync(configFile, example.replace("http://127.0.0.1:3000/demo/receiver", `${agent.url}/agent`));
-  const db = await createTestDatabase(provider);
+  const db = await createTestDatabase(provider, storeOptions);
   await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);
   const ctx: HandlerContext = {

@@ -1,8 +1,8 @@
 import pino from "pino";
+import type { ConversationEvent } from "../../src/bot/app/chat/conversation";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
-import type { ConversationEvent } from "../../src/bot/surfaces/chat/conversation";
 import { createChatRouter } from "../../src/bot/surfaces/chat/router";
 import { registerConsole } from "../../src/bot/surfaces/console/server";
 import { webPublisher } from "../../src/bot/surfaces/console/web-chat";
@@ -12,6 +12,15 @@ import type { Provider } from "../../src/store/connection/client";
 import { syncDirectory } from "../../src/store/directory/directory";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { EXAMPLE_CONFIG, KEYS } from "./harness";
+
+/** A page's text as a person reads it: the entities the templates escape, back to characters. */
+export const fromHtml = (html: string) =>
+  html
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 export interface Answer {
   status: number;

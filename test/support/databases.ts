@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { openStore, type Provider, type Store } from "../../src/store/connection/client";
+import { openStore, type Provider, type Store, type StoreOptions } from "../../src/store/connection/client";
 import { migrateDatabase } from "../../src/store/connection/migrate";
 
 export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -70,14 +70,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: no test can see another's rows. */
-export async function createTestDatabase(provider: Provider): Promise<TestDatabase> {
+/** A fresh, migrated database of its own: no test can see another's rows. `options` go to `openStore`. */
+export async function createTestDatabase(provider: Provider, options: StoreOptions = {}): Promise<TestDatabase> {
   const id = crypto.randomUUID().replace(/-/g, "").slice(0, 16);
   if (provider === "sqlite") {
     const file = path.join(os.tmpdir(), `holdfast-test-${id}.db`);
     fs.copyFileSync(sqliteTemplate(), file);
     const url = `file:${file}`;
-    const store = openStore(url);
+    const store = openStore(url, options);
     return {
       provider,
       url,
@@ -100,7 +100,7 @@ export async function createTestDatabase(provider: Provider): Promise<TestDataba
     }
   }
   const url = pgUrl(name);
-  const store = openStore(url);
+  const store = openStore(url, options);
   return {
     provider,
     url,

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationPoster } from "../../src/bot/surfaces/chat/conversation";
+import { conversationPoster } from "../../src/bot/app/chat/conversation";
 import { ADDRESS_REFUSED, guardLookup } from "../../src/queue/delivery/guarded-lookup.mjs";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
 import type { OutboxItem } from "../../src/store/outbox/types";

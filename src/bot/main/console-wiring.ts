@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { KnownUser } from "../../store/directory/directory";
+import { createSignInPath } from "../app/auth/console-sessions";
 import type { HandlerContext } from "../app/context";
 import { seedDemo } from "../app/demo/seed";
 import type { ChatRouter } from "../surfaces/chat/types";
 import { registerDemoReceiver } from "../surfaces/console/demo-receiver";
 import { registerConsole } from "../surfaces/console/server";
-import { createSignInPath } from "../surfaces/console/session";
 
 export interface ConsoleWiringOptions {
   ctx: HandlerContext;

@@ -1,3 +1,4 @@
+import { schedulerMayResume } from "../../policy/access";
 import type { HeldRuntime, HeldRuntimeOptions } from "../../queue/held/runtime";
 import { startHeldRuntime } from "../../queue/held/runtime";
 import { readControl } from "../../store/control/change";
@@ -38,7 +39,7 @@ export async function startHeld(ctx: HandlerContext, options: HeldWiringOptions)
 async function autoResume(ctx: HandlerContext, scope: string, until: Date): Promise<void> {
   const { db } = ctx.store;
   const control = await readControl(db, scope);
-  if (!control || control.state === "RUNNING" || control.until?.getTime() !== until.getTime()) return;
+  if (!schedulerMayResume(control, until)) return;
   if (until.getTime() > ctx.now().getTime()) throw new Error("auto-resume ran early; retrying");
   if (scope.startsWith("tenant:")) {
     await resumeTenant(ctx, { kind: "scheduler", tenantId: scope.slice("tenant:".length) });

@@ -5,6 +5,7 @@ import crypto from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 import { Agent, errors } from "undici";
 import { signatureHeaders } from "../../policy/webhook-signature.mjs";
+import { ResultRecord, SendRecord, TurnBatch } from "../threads/protocol.mjs";
 import { ADDRESS_REFUSED, guardedLookup, sendTimeRefusal } from "./guarded-lookup.mjs";
 
 const timeoutMs = workerData.timeoutMs;
@@ -87,28 +88,18 @@ function post(destination, body, headers) {
   });
 }
 
-// Messages are flat arrays (see http-transport.ts). Results go back in batches: one message per turn of this
-// thread's event loop, not one per response.
-let results = [];
-const flush = () => {
-  const batch = results;
-  results = [];
-  parentPort.postMessage(batch);
-};
+// Results go back in batches: one message per turn of this thread's event loop, not one per response.
+const results = new TurnBatch(setImmediate, (batch) => parentPort.postMessage(batch));
 parentPort.on("message", (sends) => {
   for (let i = 0; i < sends.length; ) {
-    const id = sends[i];
-    const destination = sends[i + 1];
-    const body = sends[i + 2];
-    const keyIndex = sends[i + 3];
-    const headers = sends.slice(i + 6, i + 6 + 2 * sends[i + 5]);
+    const { id, destination, body, keyIndex, webhookId, headers, next } = SendRecord.decode(sends, i);
     if (keyIndex >= 0) {
-      const signed = signatureHeaders(keys[keyIndex], sends[i + 4], Math.floor(Date.now() / 1000), body);
+      const signed = signatureHeaders(keys[keyIndex], webhookId, Math.floor(Date.now() / 1000), body);
       for (const name in signed) headers.push(name, signed[name]);
     }
-    i += 6 + 2 * sends[i + 5];
+    i = next;
     post(destination, body, headers).then(({ status, error }) => {
-      if (results.push(id, status, error ?? null) === 3) setImmediate(flush);
+      ResultRecord.encode(results.open(), id, status, error ?? null);
     });
   }
 });

@@ -4,6 +4,7 @@ import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
 import type { OutboxItem } from "../../store/outbox/types";
 import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
+import { ResultRecord, SendRecord, TurnBatch } from "../threads/protocol.mjs";
 import { guardedLookup, sendTimeRefusal } from "./guarded-lookup.mjs";
 
 /** Agent id -> its Standard Webhooks key (the decoded `whsec_` secret). Agents not in it send unsigned. */
@@ -29,18 +30,9 @@ interface PostResult {
 }
 
 /**
- * The thread's messages are flat arrays (structured cloning copies an object's keys with it: about 6 µs per
- * send there and back against about 2.4 as flat values). Sends: id, destination, body, the signing key's
- * index (-1: unsigned), the webhook id, the number of headers, then each header's name and value. Results:
- * id, status (see PostResult), error (null on a status).
- */
-type SendMessage = Array<string | number>;
-type ResultMessage = Array<number | string | null>;
-
-/**
  * The POSTs run on a worker thread (http-thread.worker.mjs), so their HTTP work does not share the event loop
  * with the database and BullMQ work of the delivery step (bench/held.ts). Sends made in the same turn go
- * over as one message. If the thread dies, what it had in flight is uncertain, and the next send starts a
+ * over as one message (threads/protocol.mjs). If the thread dies, what it had in flight is uncertain, and the next send starts a
  * new one.
  */
 function postThread(timeoutMs: number, signing: SigningKeys) {
@@ -50,7 +42,11 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
   let worker: Worker | null = null;
   let nextId = 0;
   const waiting = new Map<number, (result: PostResult) => void>();
-  let outgoing: SendMessage = [];
+  // Sends made in one turn go over as one message (threads/protocol.mjs), starting the thread if it is gone.
+  const outgoing = new TurnBatch<unknown>(queueMicrotask, (sends) => {
+    worker ??= start();
+    worker.postMessage(sends);
+  });
 
   const start = () => {
     const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), {
@@ -58,11 +54,9 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
       resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     thread.unref(); // an idle delivery thread never keeps the process alive
-    thread.on("message", (results: ResultMessage) => {
-      for (let i = 0; i < results.length; i += 3) {
-        const id = results[i] as number;
-        const error = results[i + 2] as string | null;
-        const status = results[i + 1] as number;
+    thread.on("message", (results: unknown[]) => {
+      for (let i = 0; i < results.length; i += ResultRecord.width) {
+        const { id, status, error } = ResultRecord.decode(results, i);
         waiting.get(id)?.(error === null ? { status } : { status, error });
         waiting.delete(id);
       }
@@ -85,18 +79,8 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
       signer: { agentId: string; webhookId: string },
     ): Promise<PostResult> {
       const id = nextId++;
-      const names = Object.keys(headers);
-      const first = outgoing.length === 0;
-      outgoing.push(id, destination, body, keyIndex.get(signer.agentId) ?? -1, signer.webhookId, names.length);
-      for (const name of names) outgoing.push(name, headers[name]!);
-      if (first) {
-        queueMicrotask(() => {
-          const sends = outgoing;
-          outgoing = [];
-          worker ??= start();
-          worker.postMessage(sends);
-        });
-      }
+      const keyAt = keyIndex.get(signer.agentId) ?? -1;
+      SendRecord.encode(outgoing.open(), id, destination, body, keyAt, signer.webhookId, headers);
       return new Promise((resolve) => waiting.set(id, resolve));
     },
     async close() {

@@ -19,9 +19,12 @@ export interface ReleaseDeps {
   afterBatch?(releaseId: string): Promise<void>;
   /** Counts finished releases and their duration. */
   metrics?: MetricsSink;
-  /** At most this many triggers per step; default 100. */
+  /** At most this many triggers per step; default `DEFAULT_RELEASE_BATCH`. */
   triggersPerStep?: number;
 }
+
+/** Triggers per release step by default (HOLDFAST_RELEASE_BATCH takes its default from here). */
+export const DEFAULT_RELEASE_BATCH = 100;
 
 /**
  * How long a release's lease lasts without a renewal. It is renewed before every step (a step takes well
@@ -50,7 +53,13 @@ export async function runRelease(deps: ReleaseDeps, releaseId: string): Promise<
       }
       let outcome: Awaited<ReturnType<typeof releaseNextBatch>>;
       try {
-        outcome = await releaseNextBatch(deps.store, releaseId, gated, deps.triggersPerStep ?? 100, deps.now());
+        outcome = await releaseNextBatch(
+          deps.store,
+          releaseId,
+          gated,
+          deps.triggersPerStep ?? DEFAULT_RELEASE_BATCH,
+          deps.now(),
+        );
       } catch (error) {
         if (error instanceof ReleaseRaceError) continue; // the other release took them; look again
         throw error;

@@ -1,5 +1,6 @@
 import type { Store } from "../../store/connection/client";
-import { recordTicks, type Tick, type TickBatchResult, type TickIntake } from "../../store/held/tick-batch";
+import { recordTicks, type Tick, type TickBatchResult } from "../../store/held/tick-batch";
+import type { PlanIntake } from "../../store/outbox/lease-at-plan";
 
 export interface TickBatcher {
   /** Resolves once the tick's occurrence is committed (with the others of its batch) and handed on. */
@@ -9,8 +10,8 @@ export interface TickBatcher {
 export interface TickBatcherOptions {
   store: Store;
   now: () => Date;
-  /** Asked per batch: how much of it may be leased as it is planned (the delivery loop's room). */
-  intake?: () => TickIntake;
+  /** Asked per batch: how much of it may be leased as it is planned (`DeliveryLoop.planIntake`). */
+  intake?: () => PlanIntake;
   /** Once per committed batch, before its ticks resolve: start what the batch planned. */
   committed(result: TickBatchResult): Promise<void>;
   /** At most this many ticks per transaction (default 200; 150 and 300 measured no better in bench/held.ts). */

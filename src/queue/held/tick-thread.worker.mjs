@@ -4,28 +4,18 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import { Worker } from "bullmq";
+import { AnswerRecord, TickRecord, TurnBatch } from "../threads/protocol.mjs";
 
 const { redisUrl, prefix, concurrency } = workerData;
 const waiting = new Map();
 let nextId = 0;
-let outgoing = [];
+// Ticks go over once per turn of this thread's event loop: the jobs Redis answered in one read share one message.
+const outgoing = new TurnBatch(setImmediate, (ticks) => parentPort.postMessage({ ticks }));
 
-/**
- * Hands the tick to the bot's thread; resolves with its error (null once it is recorded). Ticks go over once
- * per turn of this thread's event loop: the jobs Redis answered in one read then share one message, a flat
- * array of TICK_FIELDS values per tick (see tick-thread.ts).
- */
+/** Hands the tick to the bot's thread; resolves with its error (null once it is recorded). */
 function recordTick(job) {
   const id = nextId++;
-  const first = outgoing.length === 0;
-  outgoing.push(id, job.data.triggerId, job.data.dueAt ?? null, job.id ?? null, job.timestamp, job.delay);
-  if (first) {
-    setImmediate(() => {
-      const ticks = outgoing;
-      outgoing = [];
-      parentPort.postMessage({ ticks });
-    });
-  }
+  TickRecord.encode(outgoing.open(), id, job);
   return new Promise((resolve) => waiting.set(id, resolve));
 }
 
@@ -68,11 +58,11 @@ for (const worker of workers) {
 }
 
 parentPort.on("message", async (message) => {
-  // Answers: a flat array of tick id and error (null once recorded).
   const answers = message.answers ?? [];
-  for (let i = 0; i < answers.length; i += 2) {
-    waiting.get(answers[i])?.(answers[i + 1]);
-    waiting.delete(answers[i]);
+  for (let i = 0; i < answers.length; i += AnswerRecord.width) {
+    const { id, error } = AnswerRecord.decode(answers, i);
+    waiting.get(id)?.(error);
+    waiting.delete(id);
   }
   if (message.close) {
     await Promise.all(workers.map((worker) => worker.close()));

@@ -1,13 +1,16 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Database } from "better-sqlite3";
+import pg from "pg";
 import { PrismaClient as PostgresClient } from "../generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
 import { postgresRunner, sqliteRunner } from "./runners";
 import { rows, type SqlRunner } from "./sql";
 import { SqliteDirect } from "./sqlite-direct";
+import { hookPool, hookSqlite, type StatementHook, type StoreOptions } from "./statement-hooks";
 
 export type { Db, Tx } from "./db";
+export type { StatementHook, StoreOptions } from "./statement-hooks";
 
 import type { Db } from "./db";
 
@@ -36,12 +39,20 @@ export interface Store {
 class TunedSqliteAdapter extends PrismaBetterSqlite3 {
   connection: Database | null = null;
 
+  constructor(
+    config: { url: string },
+    private readonly onStatement?: StatementHook,
+  ) {
+    super(config);
+  }
+
   override async connect() {
     const adapter = await super.connect();
     await adapter.executeScript(
       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;",
     );
     this.connection = (adapter as unknown as { client: Database }).client;
+    if (this.onStatement) hookSqlite(this.connection, this.onStatement);
     return adapter;
   }
 }
@@ -53,12 +64,16 @@ export async function pingDatabase(store: Store): Promise<void> {
   });
 }
 
-export function openStore(databaseUrl: string): Store {
+export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   if (providerOf(databaseUrl) === "postgresql") {
-    const db = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) }) as unknown as Db;
+    // The pool is ours so that its clients can be hooked; Prisma still ends it when it disconnects.
+    const pool = new pg.Pool({ connectionString: databaseUrl });
+    if (options.onStatement) hookPool(pool, options.onStatement);
+    const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+    const db = new PostgresClient({ adapter }) as unknown as Db;
     return { db, sql: postgresRunner(db), close: () => db.$disconnect() };
   }
-  const adapter = new TunedSqliteAdapter({ url: databaseUrl });
+  const adapter = new TunedSqliteAdapter({ url: databaseUrl }, options.onStatement);
   const db = new SqliteClient({ adapter });
   const sqlite = new SqliteDirect(async () => {
     if (!adapter.connection) await db.$connect();

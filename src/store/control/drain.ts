@@ -1,41 +1,51 @@
 import { NOT_RUNNING } from "../../policy/control";
 import { type DrainStep, decideDrain } from "../../policy/drain";
 import type { Db } from "../connection/client";
-import { readControl } from "./change";
+import { readControl, type StoredControl } from "./change";
 
 /**
  * Outbound work of a scope (an agent, or a whole tenant) under way right now: a live lease on a DISPATCHED
  * row, or on a PLANNED row a worker claimed before the pause and may be about to send.
  */
-async function inFlightWhere(db: Db, scope: string, now: Date) {
-  const control = await db.control.findUnique({ where: { scope }, select: { agentId: true, tenantId: true } });
-  const owner = control?.agentId ? { agentId: control.agentId } : { tenantId: control?.tenantId ?? "" };
+function inFlightWhere(control: StoredControl, now: Date) {
+  const owner = control.agentId ? { agentId: control.agentId } : { tenantId: control.tenantId };
   return { ...owner, state: { in: ["DISPATCHED", "PLANNED"] }, leaseExpiresAt: { gt: now } };
+}
+
+/** Where a drain stands, and the record after it (PAUSED when it completed). */
+export interface SettledDrain {
+  step: DrainStep;
+  control: StoredControl | null;
 }
 
 /**
  * Moves a DRAINING record on: to PAUSED once nothing is in flight, or at the drain deadline after moving
  * what is still in flight to NEEDS_REVIEW (its outcome will never be known to us: the lease is dropped, so
  * a late acknowledgement is ignored). Conditional on the record's version: a resume or a raised hold in
- * between wins, and this does nothing.
+ * between wins, and this does nothing. A caller that has just written the record passes it, and nothing is
+ * read again unless another writer got in between.
  */
 export async function settleDrain(db: Db, scope: string, now: Date): Promise<DrainStep> {
+  return (await settleDrainOf(db, await readControl(db, scope), now)).step;
+}
+
+export async function settleDrainOf(db: Db, known: StoredControl | null, now: Date): Promise<SettledDrain> {
+  let control = known;
   // A raised hold moves the version under us; look again rather than leave the record DRAINING.
   for (let attempt = 1; ; attempt++) {
-    const step = await settleOnce(db, scope, now);
-    if (step !== "conflict") return step;
-    if (attempt >= 5) return "wait";
+    const settled = await settleOnce(db, control, now);
+    if (settled !== "conflict") return settled;
+    if (attempt >= 5 || !control) return { step: "wait", control };
+    control = await readControl(db, control.scope);
   }
 }
 
-async function settleOnce(db: Db, scope: string, now: Date): Promise<DrainStep | "conflict"> {
-  const control = await readControl(db, scope);
-  if (control?.state !== "DRAINING") return "none";
-  const where = await inFlightWhere(db, scope, now);
+async function settleOnce(db: Db, control: StoredControl | null, now: Date): Promise<SettledDrain | "conflict"> {
+  if (control?.state !== "DRAINING") return { step: "none", control };
+  const where = inFlightWhere(control, now);
   const inFlight = await db.outboxItem.count({ where });
-  const deadline = (await db.control.findUnique({ where: { scope }, select: { drainDeadline: true } }))?.drainDeadline;
-  const step = decideDrain(control, deadline ?? null, inFlight, now);
-  if (step !== "complete" && step !== "deadline") return step;
+  const step = decideDrain(control, control.drainDeadline, inFlight, now);
+  if (step !== "complete" && step !== "deadline") return { step, control };
   return db
     .$transaction(async (tx) => {
       if (step === "deadline") {
@@ -52,12 +62,13 @@ async function settleOnce(db: Db, scope: string, now: Date): Promise<DrainStep |
           },
         });
       }
+      const paused = { state: "PAUSED" as const, version: control.version + 1 };
       const done = await tx.control.updateMany({
-        where: { scope, version: control.version, state: "DRAINING" },
-        data: { state: "PAUSED", version: control.version + 1 },
+        where: { scope: control.scope, version: control.version, state: "DRAINING" },
+        data: paused,
       });
       if (done.count !== 1) throw new DrainConflict();
-      return step;
+      return { step, control: { ...control, ...paused } };
     })
     .catch((error: unknown) => {
       if (error instanceof DrainConflict) return "conflict" as const;

@@ -1,6 +1,6 @@
 import type { Db } from "../connection/client";
 import type { KnownAgent, KnownUser } from "./directory";
-import { findAgent, findUserByIdentity } from "./directory";
+import { findUserByIdentity, toKnownAgent } from "./directory";
 
 /** The tenant a Slack team or Discord guild belongs to; null when that workspace is not configured. */
 export async function findTenantByWorkspace(
@@ -27,10 +27,10 @@ export async function findDiscordUserInAnyGuild(db: Db, discordUserId: string): 
   return findUserByIdentity(db, rows[0]!.id);
 }
 
+/** Every agent of a tenant, by name, in one query (a chat command picks its target among them). */
 export async function listTenantAgents(db: Db, tenantId: string): Promise<KnownAgent[]> {
-  const rows = await db.agent.findMany({ where: { tenantId }, orderBy: { name: "asc" }, select: { name: true } });
-  const agents = await Promise.all(rows.map((r) => findAgent(db, tenantId, r.name)));
-  return agents.filter((a): a is KnownAgent => a !== null);
+  const rows = await db.agent.findMany({ where: { tenantId }, orderBy: { name: "asc" } });
+  return rows.map(toKnownAgent);
 }
 
 /** Chat identities of these users, as (user, platform, the platform's own user id). Web identities are left out. */

@@ -1,11 +1,11 @@
-import crypto from "node:crypto";
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
 import type { Store } from "../connection/client";
 import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
-import { insertOutboxRow, type NewOutboxRow } from "../outbox/insert";
-import { type Claim, plannedItem } from "../outbox/types";
+import type { NewOutboxRow } from "../outbox/insert";
+import { leaseAtPlan, leasesAny, lockLanes, type PlanIntake } from "../outbox/lease-at-plan";
+import type { Claim } from "../outbox/types";
 import { openRecoveryRelease } from "./releases";
 import { cadenceOf, type StoredTrigger } from "./triggers";
 
@@ -17,20 +17,8 @@ export interface Tick {
 export interface TickBatchResult {
   planned: number;
   releaseIds: string[];
-  /** Deliveries dispatched as they were planned (see `TickIntake`): the caller sends them. */
+  /** Deliveries dispatched as they were planned (store/outbox/lease-at-plan.ts): the caller sends them. */
   claims: Claim[];
-}
-
-/**
- * Dispatch a fresh delivery as it is planned (SQLite): leased and marked DISPATCHED in the transaction that
- * read the gate open, so the caller sends it at once, with no claim, gate read or mark of its own. The gate
- * reading and the mark are then one atomic step. Only a delivery whose lane (agent and destination) has
- * nothing else planned or in flight is taken this way; the rest wait for the delivery loop's claim, in order.
- */
-export interface TickIntake {
-  leaseMs: number;
-  /** At most this many (the delivery loop's room): beyond it, deliveries wait in the outbox for the claim. */
-  limit: number;
 }
 
 /** A trigger as the tick batch reads it: the stored trigger, with its payload still JSON text. */
@@ -106,7 +94,7 @@ export async function recordTicks(
   store: Store,
   ticks: Tick[],
   now: Date,
-  intake?: TickIntake,
+  intake?: PlanIntake,
 ): Promise<TickBatchResult> {
   const { fresh, claims } = await store.sql.write((d) => recordStep(d, ticks, now, intake));
   const recover = new Map(fresh.filter((r) => r.missed && !r.gateHeld).map((r) => [r.trigger.id, r.trigger]));
@@ -131,11 +119,6 @@ const INSERT_OCCURRENCE = sqlText(
   ) => `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
   VALUES (?, ?, ?, ?, ${d.time}, ?, ?, ${d.time}, ${d.time}) ON CONFLICT ("id") DO NOTHING`,
 );
-/** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
-const BUSY_LANES = sqlText(
-  (d) => `SELECT DISTINCT "agentId", "destination" FROM "OutboxItem"
-  WHERE "agentId" IN ${d.list} AND "state" IN ('PLANNED', 'DISPATCHED')`,
-);
 const ADVANCE_TRIGGER = sqlText(
   (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.time}, "updatedAt" = ${d.time}
   WHERE "id" = ? AND ("lastDueAt" IS NULL OR "lastDueAt" < ${d.time})`,
@@ -147,15 +130,17 @@ type TriggerReadRow = Omit<TriggerRow, "lastDueAt" | "everyMs" | "createdAt"> & 
   createdAt: unknown;
 };
 
+/**
+ * The batch's one transaction: the triggers and their gate read, the occurrences (insert-if-absent), their
+ * deliveries (through the intake, which leases those it may), and each trigger's newest due time.
+ */
 function* recordStep(
   d: Dialect,
   ticks: Tick[],
   now: Date,
-  intake: TickIntake | undefined,
+  intake: PlanIntake | undefined,
 ): Step<{ fresh: PlannedOccurrence[]; claims: Claim[] }> {
-  const leaseAtOnce = intake !== undefined && intake.limit > 0;
-  // Deciding which lanes are free must not race another process's claim (claim.ts).
-  if (leaseAtOnce && d.laneLock) yield* rows(d.laneLock);
+  yield* lockLanes(d, intake);
   const found = yield* rows<TriggerReadRow>(TRIGGERS_IN(d), [...new Set(ticks.map((t) => t.triggerId))]);
   const triggers = new Map<string, TriggerRow>(
     found.map((t) => [
@@ -168,54 +153,19 @@ function* recordStep(
       },
     ]),
   );
-  const plan = planTicks(triggers, yield* controlsStep(d, gateScopes(triggers.values()), leaseAtOnce), ticks);
-  const takeAtOnce = leaseAtOnce ? yield* freeLanes(d, plan.rows, intake.limit) : new Set<string>();
-  const expiresAt = intake && new Date(now.getTime() + intake.leaseMs);
-  const lease = expiresAt && { token: crypto.randomUUID(), expiresAt };
+  const controls = yield* controlsStep(d, gateScopes(triggers.values()), leasesAny(intake));
+  const plan = planTicks(triggers, controls, ticks);
+  const deliveries = new Map(plan.rows.filter((r) => r.state === "PLANNED").map((r) => [r.id, outboxRowOf(r)]));
+  const leases = yield* leaseAtPlan(d, [...deliveries.values()], now, intake);
   const fresh: PlannedOccurrence[] = [];
-  const claims: Claim[] = [];
   for (const r of plan.rows) {
     const { tenantId, agentId } = r.trigger;
-    const outboxId = r.state === "PLANNED" ? r.id : null;
-    const row = [r.id, r.trigger.id, tenantId, agentId, r.dueAt, r.state, outboxId, now, now] as const;
+    const delivery = deliveries.get(r.id);
+    const row = [r.id, r.trigger.id, tenantId, agentId, r.dueAt, r.state, delivery ? r.id : null, now, now] as const;
     if ((yield* count(INSERT_OCCURRENCE(d), ...row)) === 0) continue;
     fresh.push(r);
-    if (r.state !== "PLANNED") continue;
-    const o = outboxRowOf(r);
-    const leased = lease && takeAtOnce.has(r.id) ? lease : undefined;
-    // The claim is built from what was written: reading the row back (RETURNING *) cost about 12 µs of
-    // CPU per delivery on SQLite, a quarter of the whole tick (bench/held.ts).
-    if ((yield* insertOutboxRow(d, o, now, leased)) === 1 && leased) {
-      claims.push(dispatchedClaim(o, now, leased.token, leased.expiresAt));
-    }
+    if (delivery) yield* leases.insert(d, delivery, now);
   }
   for (const [id, dueAt] of plan.latest) yield* count(ADVANCE_TRIGGER(d), dueAt, now, id, dueAt);
-  return { fresh, claims };
+  return { fresh, claims: leases.claims };
 }
-
-/** Up to `limit` planned rows that are alone in their lane: nothing there in the outbox, no other row of the batch. */
-function* freeLanes(d: Dialect, planRows: PlannedOccurrence[], limit: number): Step<Set<string>> {
-  const planned = planRows.filter((r) => r.state === "PLANNED");
-  const laneOf = (agentId: string, destination: string) => `${agentId}|${destination}`;
-  const agents = [...new Set(planned.map((r) => r.trigger.agentId))];
-  const busy = yield* rows<{ agentId: string; destination: string }>(BUSY_LANES(d), agents);
-  // Rows per lane; a lane with work already in the outbox counts as full whatever the batch holds.
-  const perLane = new Map(busy.map((b) => [laneOf(b.agentId, b.destination), Number.POSITIVE_INFINITY]));
-  const laneOfRow = (r: PlannedOccurrence) => laneOf(r.trigger.agentId, r.trigger.destination);
-  for (const r of planned) perLane.set(laneOfRow(r), (perLane.get(laneOfRow(r)) ?? 0) + 1);
-  const alone = planned.filter((r) => perLane.get(laneOfRow(r)) === 1);
-  return new Set(alone.slice(0, limit).map((r) => r.id));
-}
-
-/**
- * A claim on a row this batch just inserted leased and DISPATCHED: the item as claimed (see `Claim`), from
- * the insert's columns and the schema's defaults.
- */
-const dispatchedClaim = (o: NewOutboxRow, now: Date, leaseToken: string, leaseExpiresAt: Date): Claim => {
-  // The lease fields are set in place: spreading them in would copy the whole item once more per delivery.
-  const item = plannedItem(o, now);
-  item.leaseToken = leaseToken;
-  item.leaseAttemptId = leaseToken;
-  item.leaseExpiresAt = leaseExpiresAt;
-  return { item, leaseToken, attemptId: crypto.randomUUID() };
-};

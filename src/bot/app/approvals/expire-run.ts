@@ -1,8 +1,7 @@
 import { expire } from "../../../policy/approval";
-import { commitDecision } from "../../../store/approvals/decisions";
 import { findRun } from "../../../store/approvals/runs";
 import type { HandlerContext } from "../context";
-import { waitedSeconds } from "./run-ids";
+import { commitRun } from "./commit-run";
 
 export type ExpireRunResult = "expired" | "not_due" | "invalid_state" | "not_found";
 
@@ -17,11 +16,7 @@ export async function expireRun(ctx: HandlerContext, runId: string): Promise<Exp
   const now = ctx.now();
   const decision = expire(run, now);
   if (decision.result !== "expired") return decision.result;
-  const won = await commitDecision(ctx.store, {
-    runId,
-    tenantId: run.tenantId,
-    agentId: run.agentId,
-    fromVersion: run.version,
+  const won = await commitRun(ctx, run, "expired", {
     next: decision.next,
     at: now,
     event: {
@@ -35,7 +30,6 @@ export async function expireRun(ctx: HandlerContext, runId: string): Promise<Exp
     },
   });
   if (!won) return "invalid_state"; // a decision got there first
-  ctx.metrics?.approvalResolved("expired", waitedSeconds(run, now));
   ctx.log.info({ run: runId, version: decision.next.version }, "run expired");
   ctx.events.emit("run.changed", runId);
   return "expired";

@@ -1,3 +1,4 @@
+import { seesDeliveryDetail as detailRule, standingToward } from "../../../policy/access";
 import { deliveryClass } from "../../../policy/delivery-class";
 import { agentNameOf as agentName } from "../../../policy/ids";
 import { runName } from "../../../policy/run-ids";
@@ -5,9 +6,10 @@ import { findDeciding } from "../../../store/approvals/decisions";
 import type { RunRecord } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
 import { type KnownUser, userName } from "../../../store/directory/directory";
-import { agentsLedBy, userNames } from "../../../store/directory/users";
+import { userNames } from "../../../store/directory/users";
 import { findRunDelivery } from "../../../store/outbox/review";
 import type { OutboxItem } from "../../../store/outbox/types";
+import { tenantStandingOf } from "../auth/standing";
 
 /** What an agent, a reviewer or a chat card sees of an outbox item. */
 export interface DeliveryView {
@@ -64,26 +66,9 @@ export const isCheckpointRun = (run: RunRecord): boolean => CHECKPOINT_STATES.in
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-/**
- * Whether a user sees the full `lastResult` of an agent's deliveries: its principal and admins do; other
- * members, reviewers and the agent's own key see the class of failure only.
- */
+/** Whether a user sees the full `lastResult` of an agent's deliveries (policy/access.ts). */
 export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: string): Promise<boolean> {
-  return user.isAdmin || (await agentsLedBy(db, user.id)).has(agentId);
-}
-
-/**
- * Whether a reader of a run sees its packet: its assigned reviewers (they decide on it), its agent's
- * principal, admins, and the agent's own key (it wrote the packet). Other members and supervisors see the
- * run's digest only.
- */
-export async function seesPacket(
-  db: Db,
-  reader: { kind: "agent" } | { kind: "user"; user: KnownUser },
-  run: RunRecord,
-): Promise<boolean> {
-  if (reader.kind === "agent") return true;
-  return run.reviewers.includes(reader.user.id) || (await seesDeliveryDetail(db, reader.user, run.agentId));
+  return detailRule(standingToward(await tenantStandingOf(db, user), agentId));
 }
 
 /** `detail`: the full last result (principal, admin), or only its class. */

@@ -39,12 +39,19 @@ export async function tenantView(db: Db, tenantId: string, control: StoredContro
   };
 }
 
+/** A user whose name the caller has at hand (the one who just set the record), so it is not looked up. */
+type NamedUser = { id: string; name: string };
+
+const setterName = async (db: Db, setBy: string | null, known?: NamedUser): Promise<string | null> =>
+  known && setBy === known.id ? known.name : userName(db, setBy);
+
 /** `tenant`: the tenant's record when the caller already read it; read here otherwise. */
 export async function controlView(
   db: Db,
   agent: { name: string; tenantId: string },
   control: StoredControl,
   tenant?: StoredControl | null,
+  known?: NamedUser,
 ): Promise<ControlView> {
   const tenantControl = tenant === undefined ? await readControl(db, tenantScope(agent.tenantId)) : tenant;
   return {
@@ -52,7 +59,7 @@ export async function controlView(
     state: control.state,
     holdLevel: control.holdLevel,
     reason: control.reason,
-    setBy: await userName(db, control.setBy),
+    setBy: await setterName(db, control.setBy, known),
     setAt: control.setAt?.toISOString() ?? null,
     until: control.until?.toISOString() ?? null,
     effective: effectiveControl(control, tenantControl),

@@ -1,10 +1,10 @@
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../policy/drain";
-import { agentScope } from "../../../policy/ids";
+import { agentScope, tenantScope } from "../../../policy/ids";
 import type { PauseOutcome } from "../../../policy/pause";
 import { decidePause } from "../../../policy/pause";
 import { effectiveRole } from "../../../policy/roles";
-import { changeControl, type NextControl, readControl } from "../../../store/control/change";
-import { settleDrain } from "../../../store/control/drain";
+import { changeControl, type NextControl } from "../../../store/control/change";
+import { settleDrainOf } from "../../../store/control/drain";
 import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { standingOf } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
@@ -20,35 +20,47 @@ export interface PauseCommand {
 
 export type PauseResult = { kind: PauseOutcome; control: ControlView };
 
+/**
+ * The agent's record is read once, with its tenant's, in the change's transaction; the written record is
+ * what the drain settles and what the answer shows.
+ */
 export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Promise<PauseResult> {
   const { db } = ctx.store;
-  const role = effectiveRole(await standingOf(db, command.user, command.agent));
-  const scope = agentScope(command.agent.id);
-  const outcome = await changeControl(db, scope, (current) => {
-    const now = ctx.now();
-    const decision = decidePause(
-      current,
-      { actorId: command.user.id, role, reason: command.reason, until: command.until },
-      now,
-    );
-    return {
-      next: decision.outcome === "kept" ? null : withDrainDeadline(decision, now, ctx.drainTimeoutMs),
-      result: decision.outcome,
-      audit: {
-        action: "pause",
-        actorId: command.user.id,
-        outcome: decision.outcome,
-        reason: command.reason,
-        holdLevel: role,
-      },
-    };
-  });
+  const { user, agent } = command;
+  const role = effectiveRole(await standingOf(db, user, agent));
+  const scope = agentScope(agent.id);
+  const changed = await changeControl(
+    db,
+    scope,
+    (current) => {
+      const now = ctx.now();
+      const decision = decidePause(
+        current,
+        { actorId: user.id, role, reason: command.reason, until: command.until },
+        now,
+      );
+      return {
+        next: decision.outcome === "kept" ? null : withDrainDeadline(decision, now, ctx.drainTimeoutMs),
+        result: decision.outcome,
+        audit: {
+          action: "pause",
+          actorId: user.id,
+          outcome: decision.outcome,
+          reason: command.reason,
+          holdLevel: role,
+        },
+      };
+    },
+    { alongside: tenantScope(agent.tenantId) },
+  );
+  const outcome = changed.result;
+  let control = changed.control;
   // Nothing in flight: the pause completes at once and the answer already reads PAUSED.
-  if (outcome !== "kept") await settleDrain(db, scope, ctx.now());
+  if (outcome !== "kept") control = (await settleDrainOf(db, control, ctx.now())).control ?? control;
   if (outcome !== "kept") ctx.events.emit("control.changed", scope);
-  const control = await readControl(db, scope);
-  ctx.log.info({ agent: command.agent.id, actor: command.user.id, outcome, holdLevel: control?.holdLevel }, "pause");
-  return { kind: outcome, control: await controlView(db, command.agent, control!) };
+  ctx.log.info({ agent: agent.id, actor: user.id, outcome, holdLevel: control.holdLevel }, "pause");
+  const known = { id: user.id, name: user.name };
+  return { kind: outcome, control: await controlView(db, agent, control, changed.alongside, known) };
 }
 
 /** A pause that starts a drain carries its deadline in the same write. */

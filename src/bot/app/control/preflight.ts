@@ -4,7 +4,7 @@ import type { ResumeRefusal } from "../../../policy/resume";
 import { decideResume } from "../../../policy/resume";
 import { effectiveRole, type Role } from "../../../policy/roles";
 import { overdueDueTimes } from "../../../policy/schedule";
-import { readControl } from "../../../store/control/change";
+import { readControls } from "../../../store/control/change";
 import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { standingOf } from "../../../store/directory/directory";
 import { countHeldWork, type HeldCounts } from "../../../store/held/held-work";
@@ -43,12 +43,13 @@ export type PreflightResult =
 export async function resumePreflight(ctx: HandlerContext, command: PreflightCommand): Promise<PreflightResult> {
   const { db } = ctx.store;
   const { user, agent } = command;
-  const current = (await readControl(db, agentScope(agent.id)))!;
-  const tenant = await readControl(db, tenantScope(agent.tenantId));
+  const records = await readControls(db, [agentScope(agent.id), tenantScope(agent.tenantId)]);
+  const current = records.get(agentScope(agent.id))!;
+  const tenant = records.get(tenantScope(agent.tenantId)) ?? null;
   const role = effectiveRole(await standingOf(db, user, agent));
   const decision = decideResume(current, { kind: "user", actorId: user.id, role });
   const base: PreflightBase = {
-    control: await controlView(db, agent, current, tenant),
+    control: await controlView(db, agent, current, tenant, user),
     resumer: { name: user.name, role },
     controlVersion: current.version,
     tenantPaused: tenant ? tenant.state !== "RUNNING" : true,

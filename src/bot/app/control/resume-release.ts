@@ -1,6 +1,6 @@
 import type { ResumeActor, ResumeRefusal } from "../../../policy/resume";
 import { decideResume } from "../../../policy/resume";
-import type { AuditEntry } from "../../../store/control/change";
+import type { AuditEntry, StoredControl } from "../../../store/control/change";
 import { changeControl } from "../../../store/control/change";
 import { openRelease } from "../../../store/held/releases";
 import type { HandlerContext } from "../context";
@@ -19,6 +19,16 @@ export interface ReleasingResume {
    * the same transaction as the write, so a used or outdated Confirm never resumes.
    */
   expectedVersion?: number;
+  /** Another record to read with the resumed one (the agent's tenant), returned as `alongside`. */
+  alongside?: string;
+}
+
+/** What a resume decided, and the records as the transaction left them. */
+export interface ReleasingAnswer<O> {
+  outcome: O;
+  releaseId: string | undefined;
+  control: StoredControl;
+  alongside: StoredControl | null;
 }
 
 export type ReleasingOutcome = "resumed" | ResumeRefusal | "stale";
@@ -30,12 +40,15 @@ export type ReleasingOutcome = "resumed" | ResumeRefusal | "stale";
 export async function resumeAsRelease(
   ctx: HandlerContext,
   resume: ReleasingResume & { expectedVersion?: undefined },
-): Promise<{ outcome: Exclude<ReleasingOutcome, "stale">; releaseId: string | undefined }>;
+): Promise<ReleasingAnswer<Exclude<ReleasingOutcome, "stale">>>;
 export async function resumeAsRelease(
   ctx: HandlerContext,
   resume: ReleasingResume,
-): Promise<{ outcome: ReleasingOutcome; releaseId: string | undefined }>;
-export async function resumeAsRelease(ctx: HandlerContext, resume: ReleasingResume) {
+): Promise<ReleasingAnswer<ReleasingOutcome>>;
+export async function resumeAsRelease(
+  ctx: HandlerContext,
+  resume: ReleasingResume,
+): Promise<ReleasingAnswer<ReleasingOutcome>> {
   let releaseId: string | undefined;
   const audit = (outcome: string, holdLevel?: string): AuditEntry => ({
     action: "resume",
@@ -43,7 +56,7 @@ export async function resumeAsRelease(ctx: HandlerContext, resume: ReleasingResu
     outcome,
     ...(holdLevel ? { holdLevel } : {}),
   });
-  const outcome = await changeControl<ReleasingOutcome>(
+  const changed = await changeControl<ReleasingOutcome>(
     ctx.store.db,
     resume.scope,
     (current) => {
@@ -59,22 +72,25 @@ export async function resumeAsRelease(ctx: HandlerContext, resume: ReleasingResu
         audit: audit(decision.outcome, current.holdLevel),
       };
     },
-    undefined,
-    async (tx, result, before) => {
-      if (result !== "resumed") return;
-      releaseId = await openRelease(tx, {
-        tenantId: resume.tenantId,
-        agentId: resume.agentId,
-        requestedBy: resume.actorId ?? "scheduler",
-        heldSince: before.setAt,
-        now: ctx.now(),
-      });
+    {
+      ...(resume.alongside ? { alongside: resume.alongside } : {}),
+      async alsoInTransaction(tx, result, before) {
+        if (result !== "resumed") return;
+        releaseId = await openRelease(tx, {
+          tenantId: resume.tenantId,
+          agentId: resume.agentId,
+          requestedBy: resume.actorId ?? "scheduler",
+          heldSince: before.setAt,
+          now: ctx.now(),
+        });
+      },
     },
   );
+  const outcome = changed.result;
   if (releaseId) {
     ctx.events.emit("control.changed", resume.scope);
     ctx.metrics?.releaseStarted();
     ctx.events.emit("release.opened", releaseId);
   }
-  return { outcome, releaseId };
+  return { outcome, releaseId, control: changed.control, alongside: changed.alongside };
 }

@@ -1,7 +1,6 @@
-import { agentScope } from "../../../policy/ids";
+import { agentScope, tenantScope } from "../../../policy/ids";
 import type { ResumeActor } from "../../../policy/resume";
 import { effectiveRole } from "../../../policy/roles";
-import { readControl } from "../../../store/control/change";
 import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { standingOf } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
@@ -43,15 +42,17 @@ export async function resumeAgent(
       : { kind: "user", actorId: resumer.user.id, role: effectiveRole(await standingOf(db, resumer.user, agent)) };
   const actorId = resumer.kind === "user" ? resumer.user.id : null;
   const scope = agentScope(agent.id);
-  const { outcome, releaseId } = await resumeAsRelease(ctx, {
+  const { outcome, releaseId, control, alongside } = await resumeAsRelease(ctx, {
     scope,
     tenantId: agent.tenantId,
     agentId: agent.id,
     actor,
     actorId,
+    alongside: tenantScope(agent.tenantId),
     ...(command.expectedVersion !== undefined && { expectedVersion: command.expectedVersion }),
   });
-  const control = await readControl(db, scope);
   ctx.log.info({ agent: agent.id, actor: actorId ?? "scheduler", outcome }, "resume");
-  return { kind: outcome, control: await controlView(db, agent, control!), ...(releaseId ? { releaseId } : {}) };
+  const known = resumer.kind === "user" ? resumer.user : undefined;
+  const view = await controlView(db, agent, control, alongside, known);
+  return { kind: outcome, control: view, ...(releaseId ? { releaseId } : {}) };
 }

@@ -1,10 +1,10 @@
+import { mayControlTenant } from "../../../policy/access";
 import { tenantScope } from "../../../policy/ids";
 import { decidePause, type PauseOutcome } from "../../../policy/pause";
 import type { ResumeRefusal } from "../../../policy/resume";
-import { mayControlTenant } from "../../../policy/roles";
 import type { StoredControl } from "../../../store/control/change";
-import { changeControl, readControl } from "../../../store/control/change";
-import { settleDrain } from "../../../store/control/drain";
+import { changeControl } from "../../../store/control/change";
+import { settleDrainOf } from "../../../store/control/drain";
 import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
 import { withDrainDeadline } from "./pause";
@@ -25,7 +25,7 @@ export async function pauseTenant(
   until: Date | null,
 ): Promise<TenantControlResult> {
   const scope = tenantScope(user.tenantId);
-  const kind = await changeControl(ctx.store.db, scope, (current) => {
+  const changed = await changeControl(ctx.store.db, scope, (current) => {
     if (!mayControlTenant(user)) {
       return {
         next: null,
@@ -41,9 +41,12 @@ export async function pauseTenant(
       audit: { action: "pause", actorId: user.id, outcome: decision.outcome, reason, holdLevel: "admin" },
     };
   });
-  if (kind === "paused" || kind === "raised") await settleDrain(ctx.store.db, scope, ctx.now());
+  const kind = changed.result;
+  let control = changed.control;
+  if (kind === "paused" || kind === "raised")
+    control = (await settleDrainOf(ctx.store.db, control, ctx.now())).control ?? control;
   if (kind === "paused" || kind === "raised") ctx.events.emit("control.changed", scope);
-  return { kind, control: (await readControl(ctx.store.db, scope))! };
+  return { kind, control };
 }
 
 /** An admin lifting the tenant's pause, or the trusted scheduler acting on its `until`. */
@@ -53,7 +56,7 @@ export async function resumeTenant(
 ): Promise<TenantControlResult> {
   const isScheduler = "kind" in user;
   const scope = tenantScope(user.tenantId);
-  const { outcome, releaseId } = await resumeAsRelease(ctx, {
+  const { outcome, releaseId, control } = await resumeAsRelease(ctx, {
     scope,
     tenantId: user.tenantId,
     agentId: null,
@@ -61,5 +64,5 @@ export async function resumeTenant(
     actorId: isScheduler ? null : user.id,
     ...(!isScheduler && !mayControlTenant(user) ? { refuse: "forbidden" as const } : {}),
   });
-  return { kind: outcome, control: (await readControl(ctx.store.db, scope))!, ...(releaseId ? { releaseId } : {}) };
+  return { kind: outcome, control, ...(releaseId ? { releaseId } : {}) };
 }

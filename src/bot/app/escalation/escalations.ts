@@ -1,14 +1,16 @@
+import { managedAgents, seesEscalation, standingToward } from "../../../policy/access";
 import type { EscalationState } from "../../../policy/escalation";
 import { runName } from "../../../policy/run-ids";
 import { findChatButton } from "../../../store/chat/buttons";
 import type { KnownUser } from "../../../store/directory/directory";
 import { findAgentById } from "../../../store/directory/directory";
-import { agentsLedBy, userNames } from "../../../store/directory/users";
+import { userNames } from "../../../store/directory/users";
 import { acknowledgeEscalation } from "../../../store/escalations/ledger";
 import { type EscalationKey, escalationPage } from "../../../store/escalations/page";
 import { findEscalation, listSteps, type StoredEscalation } from "../../../store/escalations/records";
 import { assignTakeOver } from "../../../store/escalations/take-over";
 import type { Page } from "../../../store/lists/pages";
+import { tenantStandingOf } from "../auth/standing";
 import type { HandlerContext } from "../context";
 
 /** An escalation as the API and `/escalations` show it. */
@@ -37,8 +39,8 @@ export interface EscalationView {
  */
 async function visibleTo(ctx: HandlerContext, user: KnownUser, e: StoredEscalation): Promise<boolean> {
   if (e.tenantId !== user.tenantId) return false;
-  if (user.isAdmin || e.targets.includes(user.id)) return true;
-  return (await agentsLedBy(ctx.store.db, user.id)).has(e.agentId);
+  const standing = standingToward(await tenantStandingOf(ctx.store.db, user), e.agentId);
+  return seesEscalation({ id: user.id, standing }, e);
 }
 
 async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<EscalationView[]> {
@@ -85,7 +87,8 @@ export async function listEscalations(
   user: KnownUser,
   filter: { states: readonly EscalationState[]; limit: number; after?: EscalationKey },
 ): Promise<Page<EscalationView, EscalationKey>> {
-  const visible = user.isAdmin ? null : { userId: user.id, agentIds: [...(await agentsLedBy(ctx.store.db, user.id))] };
+  const managed = managedAgents(await tenantStandingOf(ctx.store.db, user));
+  const visible = managed === "all" ? null : { userId: user.id, agentIds: [...managed] };
   const page = await escalationPage(ctx.store.db, user.tenantId, { ...filter, visibleTo: visible });
   return { items: await views(ctx, page.items), next: page.next };
 }

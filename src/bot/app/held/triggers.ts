@@ -9,6 +9,7 @@ import {
   countTriggers,
   deleteTrigger,
   findTrigger,
+  listTriggers,
   triggerId,
   upsertTrigger,
 } from "../../../store/held/triggers";
@@ -120,6 +121,12 @@ function checkTrigger(agent: KnownAgent, input: TriggerInput, now: Date): Regist
     return { kind: "invalid", field, message: `fires every ${gap} ms; the minimum interval is ${minIntervalMs} ms` };
   }
   return null;
+}
+
+/** Every trigger of the agent, by key (the console's agent page). */
+export async function agentTriggers(ctx: HandlerContext, agent: KnownAgent): Promise<TriggerView[]> {
+  const now = ctx.now();
+  return (await listTriggers(ctx.store.db, agent.id)).map((t) => triggerView(t, now));
 }
 
 /** One page of the agent's triggers, by key. */

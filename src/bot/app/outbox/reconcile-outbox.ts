@@ -1,4 +1,4 @@
-import { effectiveRole } from "../../../policy/roles";
+import { manages } from "../../../policy/access";
 import type { KnownUser } from "../../../store/directory/directory";
 import { findAgentById, standingOf } from "../../../store/directory/directory";
 import { findOutboxItem } from "../../../store/outbox/marks";
@@ -26,15 +26,14 @@ export async function reconcileOutbox(ctx: HandlerContext, command: ReconcileCom
   if (!item || item.tenantId !== command.user.tenantId) return { kind: "not_found" };
   const agent = await findAgentById(db, item.agentId);
   if (!agent) return { kind: "not_found" };
-  const role = effectiveRole(await standingOf(db, command.user, agent));
-  if (role !== "principal" && role !== "admin") return { kind: "forbidden" };
+  if (!manages(await standingOf(db, command.user, agent))) return { kind: "forbidden" };
   if (item.state !== "NEEDS_REVIEW") return { kind: "not_needs_review" };
   const done = await reconcileItem(db, { ...command, item, actorId: command.user.id, at: ctx.now() });
   if (!done) return { kind: "not_needs_review" };
   ctx.log.info({ key: item.id, actor: command.user.id, resolution: command.resolution }, "outbox item reconciled");
   if (command.resolution === "retry") ctx.events.emit("outbox.planned");
   if (item.runId) ctx.events.emit("run.changed", item.runId);
-  return { kind: "reconciled", item: deliveryView((await findOutboxItem(db, item.id))!, true) }; // principal or admin
+  return { kind: "reconciled", item: deliveryView((await findOutboxItem(db, item.id))!, true) }; // it manages the agent
 }
 
 export interface BulkReconcileCommand {

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { parseDurationMs } from "../../../policy/delivery";
+import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../policy/drain";
 import { FAULT_POINTS } from "../../../policy/faults";
+import { DEFAULT_DELIVERY_LEASE_MS } from "../../../queue/delivery/options";
+import { DEFAULT_RELEASE_BATCH } from "../../../queue/held/run-release";
 import { unsupportedDatabaseUrl } from "../../../store/connection/database-url";
 import { secretFromEnv } from "./secrets";
 
@@ -21,13 +24,13 @@ const EnvSchema = z.object({
   /** Unset: readable lines on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   /** How long a delivery claim is exclusive before another worker may take the item over. */
-  HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(30_000),
+  HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(DEFAULT_DELIVERY_LEASE_MS),
   /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */
   HOLDFAST_CRASH_AT: z.enum(FAULT_POINTS).optional(),
   /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
   HOLDFAST_DRAIN_TIMEOUT: z
     .string()
-    .default("90s")
+    .default(`${DEFAULT_DRAIN_TIMEOUT_MS / 1000}s`)
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
     .transform((v) => parseDurationMs(v)!),
   /** How often the stale-wait monitor ticks ("30s", "1s", "2m" or ms). */
@@ -39,7 +42,7 @@ const EnvSchema = z.object({
   /** The address people reach the bot at: console links and the Open links on cards (default: where it listens). */
   HOLDFAST_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** At most this many triggers' held rows per release step (one transaction each). */
-  HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  HOLDFAST_RELEASE_BATCH: z.coerce.number().int().min(1).max(1000).default(DEFAULT_RELEASE_BATCH),
   /**
    * BullMQ key prefix: the same on every process of one deployment (checked against the database at start);
    * another deployment on the same Redis takes another. The braces are a Redis Cluster hash tag.

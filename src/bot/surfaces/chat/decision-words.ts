@@ -1,10 +1,11 @@
 import type { RejectReason } from "../../../policy/approval";
-import type { DecideRunResult } from "../../app/approvals/decide-run";
+import type { DecisionOutcome } from "../../app/approvals/decide-run";
+import type { NoteRun } from "../../app/chat/buttons";
 import { when } from "./words";
 
-/** A click on an approval card, as `approval-flow` saw it: the button's version, and what decideRun said. */
+/** A click on an approval card: the button's version, and what the decision said (the API's run view fits). */
 export interface DecisionNote {
-  outcome: DecideRunResult | { result: "unknown_button" };
+  outcome: DecisionOutcome<NoteRun> | { result: "unknown_button" };
   /** The packet version the clicked card was for. */
   cardVersion?: number;
 }

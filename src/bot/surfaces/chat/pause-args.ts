@@ -31,10 +31,16 @@ export function parsePauseArgs(text: string, now: Date): PauseArgs {
   }
   const reason = (words.join(" ") || DEFAULT_PAUSE_REASON).slice(0, MAX_REASON);
   if (untilText === null) return { ok: true, reason, until: null };
-  const until = parseUntil(untilText, now);
+  const until = untilArg(untilText, now);
+  return until.ok ? { ok: true, reason, until: until.at } : until;
+}
+
+/** The words after `until` (chat) or the console's until field: a future time within the API's bound. */
+export function untilArg(text: string, now: Date): { ok: true; at: Date } | { ok: false; code: PauseArgsError } {
+  const until = parseUntil(text, now);
   if (!until) return { ok: false, code: "invalid_until" };
   // The API's bound (an ISO date of four-digit year); `99999999999999999w` is not even a time.
   if (!isWithinUntil(until)) return { ok: false, code: "until_too_far" };
   if (until.getTime() <= now.getTime()) return { ok: false, code: "until_in_past" };
-  return { ok: true, reason, until };
+  return { ok: true, at: until };
 }

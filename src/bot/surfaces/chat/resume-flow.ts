@@ -1,21 +1,25 @@
-import { agentScope } from "../../../policy/ids";
+import { mayCancelPreflight } from "../../../policy/access";
 import {
-  createChatButtons,
-  findChatButton,
-  newButtonId,
-  replaceChatButtonPayload,
-  type StoredButton,
-} from "../../../store/chat/buttons";
-import { recordRefusal } from "../../../store/control/change";
-import { findAgentById, type KnownAgent, type KnownUser, userName } from "../../../store/directory/directory";
+  bindResumeCard,
+  cancelResumeCard,
+  chatPreflight,
+  heldShown,
+  keepResumedFooter,
+  newResumeTokens,
+  personName,
+  resumeButton,
+  resumedSinceCard,
+} from "../../app/chat/resume";
 import type { HandlerContext } from "../../app/context";
-import { resumePreflight } from "../../app/control/preflight";
 import { resumeAgent } from "../../app/control/resume";
+import type { KnownAgent, KnownUser, StoredButton } from "../../app/records";
 import type { ChatRefusal } from "./refusals";
 import { preflightCard, settledCard } from "./resume-card";
-import { alreadyRunningFooter, heldBeforeResume, outOfDateFooter, resumedFooter } from "./resume-outcome";
+import { alreadyRunningFooter, outOfDateFooter, resumedFooter } from "./resume-outcome";
 import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
 import { tenantHoldNote, when } from "./words";
+
+type Finished = InteractionResult | { refusal: ChatRefusal; card?: Card };
 
 /** Step one of a chat resume: a preflight card with Confirm/Cancel, or the reason this user cannot resume. */
 export async function startResume(
@@ -24,29 +28,12 @@ export async function startResume(
   agent: KnownAgent,
   via: ChatTransport,
 ): Promise<{ card: Card } | { refusal: ChatRefusal }> {
-  const preflight = await resumePreflight(ctx, { user, agent });
-  if (preflight.kind !== "ready") {
-    // A person typing /resume is an attempt to resume: a refusal goes to the audit log (an API dry run is not).
-    await recordRefusal(ctx.store.db, agentScope(agent.id), {
-      action: "resume",
-      actorId: user.id,
-      outcome: preflight.kind,
-      reason: "chat /resume",
-      holdLevel: preflight.control.holdLevel,
-    });
-    return { refusal: { code: preflight.kind, agent: agent.name } };
-  }
+  const preflight = await chatPreflight(ctx, user, agent);
+  if (preflight.kind !== "ready") return { refusal: { code: preflight.kind, agent: agent.name } };
   const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
-  const tokens = { confirm: newButtonId(), cancel: newButtonId() };
+  const tokens = newResumeTokens();
   const card = preflightCard(preflight, credentials, tokens);
-  // The settled card keeps what the resumer saw, so the channel keeps a record of it; Confirm is bound to the
-  // control record's version this preflight showed (design.md section 4: a used or outdated card is stale).
-  const payload = { card, controlVersion: preflight.controlVersion, confirmToken: tokens.confirm };
-  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
-  await createChatButtons(ctx.store.db, [
-    { ...base, id: tokens.confirm, action: "resume.confirm" },
-    { ...base, id: tokens.cancel, action: "resume.cancel" },
-  ]);
+  await bindResumeCard(ctx, { user, agent, tokens, card, preflight });
   return { card };
 }
 
@@ -56,50 +43,42 @@ export async function finishResume(
   user: KnownUser,
   click: ChatInteraction,
   via: ChatTransport,
-): Promise<InteractionResult | { refusal: ChatRefusal; card?: Card }> {
-  const button = await findChatButton(ctx.store.db, click.token);
-  // Another tenant's button is as unknown as a made-up one.
-  if (!button || button.tenantId !== user.tenantId || button.action !== click.action || !button.agentId) {
-    return { refusal: { code: "unknown_button" } };
-  }
-  const agent = await findAgentById(ctx.store.db, button.agentId);
-  if (!agent) return { refusal: { code: "unknown_button" } };
+): Promise<Finished> {
+  const found = await resumeButton(ctx, user, { token: click.token, action: click.action, eventId: "" });
+  if (!found) return { refusal: { code: "unknown_button" } };
+  const { button, agent } = found;
   const shown = (button.payload.card as Card | undefined) ?? {
     title: `Resume ${agent.name}`,
     lines: [],
     fields: [],
     buttons: [],
   };
-  const at = when(ctx.now());
-
   if (click.action === "resume.cancel") {
-    if (button.requestedBy !== user.id && !user.isAdmin) {
-      const person = (await userName(ctx.store.db, button.requestedBy)) ?? undefined;
-      return { refusal: { code: "cancel_forbidden", person } };
+    if (!mayCancelPreflight(user, button.requestedBy)) {
+      return { refusal: { code: "cancel_forbidden", person: await personName(ctx, button.requestedBy) } };
     }
-    // A cancelled card is used: its Confirm, clicked or re-sent later, resumes nothing.
-    const confirmToken = button.payload.confirmToken;
-    const confirm = typeof confirmToken === "string" ? await findChatButton(ctx.store.db, confirmToken) : null;
-    if (confirm) await replaceChatButtonPayload(ctx.store.db, confirm.id, { ...confirm.payload, cancelled: true });
-    return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${at}.`) };
+    await cancelResumeCard(ctx, button);
+    return { note: "Resume cancelled.", card: settledCard(shown, `Cancelled by ${user.name} at ${when(ctx.now())}.`) };
   }
-
   // A card from before versions were bound (no controlVersion), or a cancelled one, is as stale as a used one.
   const bound = typeof button.payload.controlVersion === "number" && button.payload.cancelled !== true;
   if (!bound) return freshPreflight(ctx, user, agent, via, button, shown);
-  const shownVersion = button.payload.controlVersion as number;
-  const held = await heldBeforeResume(ctx, agent);
-  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion: shownVersion });
+  const held = await heldShown(ctx, button, agent);
+  const expectedVersion = button.payload.controlVersion as number;
+  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
   if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, button, shown);
   if (result.kind === "resumed") {
-    const footer = await resumedFooter(ctx, button, user, held);
+    const footer = resumedFooter(user.name, held, ctx.now());
+    await keepResumedFooter(ctx, button, footer);
     return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(shown, footer) };
   }
   if (result.kind === "not_paused") {
     // A second Confirm (or a resume from elsewhere) finds it running: nothing fires twice, and the card
     // keeps who resumed it.
-    const footer = await alreadyRunningFooter(ctx, button, agent);
+    const kept = button.payload.resumedFooter;
+    const resumed = typeof kept === "string" ? null : await resumedSinceCard(ctx, button, agent);
+    const footer = alreadyRunningFooter(kept, resumed, ctx.now());
     return { note: `${agent.name} is already running.`, card: settledCard(shown, footer) };
   }
   return { refusal: { code: result.kind, agent: agent.name } };
@@ -116,12 +95,13 @@ async function freshPreflight(
   via: ChatTransport,
   button: StoredButton,
   shown: Card,
-): Promise<InteractionResult | { refusal: ChatRefusal; card?: Card }> {
+): Promise<Finished> {
   const fresh = await startResume(ctx, user, agent, via);
   if ("card" in fresh) return { refusal: { code: "stale_card", agent: agent.name }, card: fresh.card };
   if (fresh.refusal.code !== "not_paused") return { refusal: fresh.refusal };
   // A re-sent Confirm of the card that resumed the agent: nothing fires twice, and it keeps who resumed.
   const kept = button.payload.resumedFooter;
   if (typeof kept === "string") return { note: `${agent.name} is already running.`, card: settledCard(shown, kept) };
-  return { refusal: fresh.refusal, card: settledCard(shown, await outOfDateFooter(ctx, button, agent)) };
+  const footer = outOfDateFooter(await resumedSinceCard(ctx, button, agent), ctx.now());
+  return { refusal: fresh.refusal, card: settledCard(shown, footer) };
 }

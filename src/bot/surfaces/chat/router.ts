@@ -1,14 +1,14 @@
 import { findNul } from "../../../policy/limits";
 import { pendingApprovals } from "../../app/approvals/approvals";
+import { type ConversationPoster, forwardToAgent, postConversationEvent } from "../../app/chat/conversation";
 import type { HandlerContext } from "../../app/context";
 import { pauseAgent } from "../../app/control/pause";
 import { agentStatus } from "../../app/control/status";
 import { listEscalations } from "../../app/escalation/escalations";
 import type { KnownUser } from "../../app/records";
 import { decideFromChat } from "./approval-flow";
-import { type ConversationPoster, forwardToAgent, postConversationEvent } from "./conversation";
 import { escalationFromChat } from "./escalation-flow";
-import { identify, namedAgent, targetAgent } from "./guards";
+import { identify, namedAgent, type Targeted, targetAgent } from "./guards";
 import { parsePauseArgs } from "./pause-args";
 import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
@@ -29,6 +29,54 @@ export interface ChatRouterOptions {
 const say = (text: string, ephemeral: boolean): Reply => ({ kind: "text", text, ephemeral });
 const refusalReply = (refusal: ChatRefusal, via: ChatTransport): Reply => say(refusalText(refusal, via.platform), true);
 
+/** A command about the caller alone (no agent to choose), or null when the command names an agent. */
+async function callerCommand(
+  options: ChatRouterOptions,
+  cmd: ChatCommand,
+  user: KnownUser,
+  via: ChatTransport,
+): Promise<Reply | null> {
+  const { ctx } = options;
+  switch (cmd.name) {
+    case "approvals":
+      return say(approvalsText(await pendingApprovals(ctx, user)), true);
+    case "console":
+      if (!options.consoleLink) return refusalReply({ code: "no_console" }, via);
+      return say(consoleLinkText(await options.consoleLink(user)), true);
+    case "escalations": {
+      const page = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 20 });
+      return say(escalationsText(page.items), true);
+    }
+    default:
+      return null;
+  }
+}
+
+/** A command about one agent, once the agent is chosen from the text. */
+async function agentCommand(
+  ctx: HandlerContext,
+  cmd: ChatCommand,
+  target: Targeted,
+  via: ChatTransport,
+): Promise<Reply> {
+  const { user, agent, rest } = target;
+  switch (cmd.name) {
+    case "pause": {
+      const args = parsePauseArgs(rest, ctx.now());
+      if (!args.ok) return refusalReply({ code: args.code, agent: agent.name }, via);
+      const result = await pauseAgent(ctx, { user, agent, reason: args.reason, until: args.until });
+      // A pause concerns everyone in the channel, so it is said out loud.
+      return say(pauseText(result, user.name), false);
+    }
+    case "resume": {
+      const started = await startResume(ctx, user, agent, via);
+      return "card" in started ? { kind: "card", card: started.card } : refusalReply(started.refusal, via);
+    }
+    default: // status
+      return say(statusText(await agentStatus(ctx, agent)), true);
+  }
+}
+
 /** The one entry for every platform: identify the caller, pick the agent, call the shared handlers. */
 export function createChatRouter(options: ChatRouterOptions): ChatRouter {
   const { ctx } = options;
@@ -40,35 +88,10 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     if (findNul(cmd)) return refusalReply({ code: "unreadable_text" }, via);
     const caller = await identify(ctx, cmd.actor);
     if (!caller.ok) return refusalReply(caller.refusal, via);
-    const user = caller.value;
-    if (cmd.name === "approvals") return say(approvalsText(await pendingApprovals(ctx, user)), true);
-    if (cmd.name === "console") {
-      if (!options.consoleLink) return refusalReply({ code: "no_console" }, via);
-      return say(consoleLinkText(await options.consoleLink(user)), true);
-    }
-    if (cmd.name === "escalations") {
-      const page = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 20 });
-      return say(escalationsText(page.items), true);
-    }
-
-    const target = await targetAgent(ctx, { user, text: cmd.text });
-    if (!target.ok) return refusalReply(target.refusal, via);
-    const { agent, rest } = target.value;
-    switch (cmd.name) {
-      case "pause": {
-        const args = parsePauseArgs(rest, ctx.now());
-        if (!args.ok) return refusalReply({ code: args.code, agent: agent.name }, via);
-        const result = await pauseAgent(ctx, { user, agent, reason: args.reason, until: args.until });
-        // A pause concerns everyone in the channel, so it is said out loud.
-        return say(pauseText(result, user.name), false);
-      }
-      case "resume": {
-        const started = await startResume(ctx, user, agent, via);
-        return "card" in started ? { kind: "card", card: started.card } : refusalReply(started.refusal, via);
-      }
-      case "status":
-        return say(statusText(await agentStatus(ctx, agent)), true);
-    }
+    const own = await callerCommand(options, cmd, caller.value, via);
+    if (own) return own;
+    const target = await targetAgent(ctx, { user: caller.value, text: cmd.text });
+    return target.ok ? agentCommand(ctx, cmd, target.value, via) : refusalReply(target.refusal, via);
   }
 
   return {

@@ -1,7 +1,6 @@
-import { listTriggers } from "../../../store/held/triggers";
 import type { HandlerContext } from "../../app/context";
 import { agentStatus } from "../../app/control/status";
-import { type TriggerView, triggerView } from "../../app/held/triggers";
+import { agentTriggers, type TriggerView } from "../../app/held/triggers";
 import { type AuditEntry, listAudit } from "../../app/lists/operator-lists";
 import type { KnownAgent, KnownUser } from "../../app/records";
 import type { Card } from "../chat/types";
@@ -32,16 +31,14 @@ export async function agentPage(
   agent: KnownAgent,
   card: Card | null = null,
 ): Promise<AgentPage> {
-  const now = ctx.now();
   const [status, triggers, chat, audit] = await Promise.all([
     agentStatus(ctx, agent),
-    listTriggers(ctx.store.db, agent.id),
+    agentTriggers(ctx, agent),
     webConversation(ctx, user, agent),
     listAudit(ctx, user, { agent: agent.name, limit: AUDIT_SHOWN }).then(itemsOf),
   ]);
   const byTrigger = status.held.occurrencesByTrigger;
-  const rows: TriggerRow[] = triggers.map((stored) => {
-    const t = triggerView(stored, now);
+  const rows: TriggerRow[] = triggers.map((t) => {
     const held = byTrigger[t.key] ?? 0;
     return {
       key: t.key,

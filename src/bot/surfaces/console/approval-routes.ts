@@ -3,11 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { runName } from "../../../policy/run-ids";
 import { decideRun } from "../../app/approvals/decide-run";
-import { findTenantRun, storedRunId } from "../../app/approvals/run-ids";
-import { approvalRunView, seesDeliveryDetail } from "../../app/approvals/run-view";
+import { type RunAsRead, readRun } from "../../app/approvals/read-run";
+import { storedRunId } from "../../app/approvals/run-ids";
+import type { ApprovalRunView } from "../../app/approvals/run-view";
 import type { HandlerContext } from "../../app/context";
 import { listRuns } from "../../app/lists/operator-lists";
-import type { KnownUser, RunRecord } from "../../app/records";
+import type { KnownUser } from "../../app/records";
 import { outcomeFooter, timeLeft } from "../chat/approval-card";
 import { decisionNoteText } from "../chat/decision-words";
 import { when } from "../chat/words";
@@ -27,9 +28,13 @@ const DecideForm = z.object({
   eventId: z.string().regex(/^web:[\w-]{8,64}$/, "not a console decision"),
 });
 
-/** The packet pretty-printed, its `evidence` shown apart. */
-function packetParts(packetJson: string): { packet: string; evidence: string | null } {
-  const packet = JSON.parse(packetJson) as unknown;
+/**
+ * The packet pretty-printed, its `evidence` shown apart; both null for a reader who does not see packets (the
+ * same rule as `GET /v1/runs/:id`, in the same use case).
+ */
+function packetParts(read: RunAsRead): { packet: string | null; evidence: string | null } {
+  if (!("packet" in read)) return { packet: null, evidence: null };
+  const packet = read.packet;
   if (packet && typeof packet === "object" && !Array.isArray(packet) && "evidence" in packet) {
     const { evidence, ...rest } = packet as Record<string, unknown>;
     return { packet: JSON.stringify(rest, null, 2), evidence: JSON.stringify(evidence, null, 2) };
@@ -44,13 +49,9 @@ function packetParts(packetJson: string): { packet: string; evidence: string | n
 const decisionEventId = (csrf: string, runId: string, version: number) =>
   `web:${crypto.createHash("sha256").update(`${csrf}|${runId}|${version}`).digest("base64url").slice(0, 32)}`;
 
-async function approvalDetail(
-  ctx: HandlerContext,
-  user: KnownUser,
-  csrf: string,
-  run: RunRecord,
-): Promise<ApprovalDetail> {
-  const view = await approvalRunView(ctx.store.db, run, await seesDeliveryDetail(ctx.store.db, user, run.agentId));
+function approvalDetail(ctx: HandlerContext, user: KnownUser, csrf: string, read: RunAsRead): ApprovalDetail {
+  const { run } = read;
+  const view = read.view as ApprovalRunView;
   const now = ctx.now();
   const open = run.state === "waiting";
   const decision = view.decision ? { by: view.decision.by, at: new Date(view.decision.at) } : null;
@@ -65,7 +66,7 @@ async function approvalDetail(
     digest: run.digest,
     deadline: when(run.deadline),
     timeLeft: open && run.deadline ? timeLeft(run.deadline, now) : "",
-    ...packetParts(run.packet),
+    ...packetParts(read),
     reviewers: view.reviewers.join(", "),
     decide:
       open && run.reviewers.includes(user.id)
@@ -76,8 +77,6 @@ async function approvalDetail(
 }
 
 export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
-
   /** Every waiting approval of the tenant (buttons only for its assigned reviewers), then the latest settled. */
   async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = []) {
     const session = request.consoleSession!;
@@ -88,8 +87,8 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
     ]);
     const settled = recent.filter((r) => r.kind === "approval" && r.state !== "waiting").slice(0, SETTLED_SHOWN);
     const detail = async (id: string) => {
-      const run = await findTenantRun(db, user.tenantId, id);
-      return run ? [await approvalDetail(ctx, user, session.csrfToken, run)] : [];
+      const read = await readRun(ctx, { kind: "user", user }, id);
+      return read?.view.kind === "approval" ? [approvalDetail(ctx, user, session.csrfToken, read)] : [];
     };
     const page = {
       waiting: (await Promise.all(waiting.filter((r) => r.kind === "approval").map((r) => detail(r.id)))).flat(),
@@ -105,7 +104,7 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
   scope.post("/approvals/decide", async (request, reply) => {
     const session = request.consoleSession!;
     const form = formOf(request, session, DecideForm);
-    const runId = await storedRunId(db, session.user.tenantId, form.run);
+    const runId = await storedRunId(ctx.store.db, session.user.tenantId, form.run);
     const outcome = await decideRun(ctx, {
       runId,
       eventId: form.eventId,

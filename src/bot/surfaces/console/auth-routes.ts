@@ -1,20 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { hashKey } from "../../../policy/key-hash";
-import { findUserByKeyHash } from "../../../store/directory/directory";
+import { useSignInLink } from "../../app/auth/console-sessions";
+import { userOfKey } from "../../app/auth/keys";
 import { fieldsOf, formOf } from "./form";
 import type { ConsoleOptions } from "./options";
 import { refused, sendPage } from "./pages";
-import {
-  newSignInToken,
-  readCookie,
-  SIGN_IN_COOKIE,
-  sameToken,
-  setCookie,
-  signIn,
-  signOut,
-  useSignInLink,
-} from "./session";
+import { newSignInToken, readCookie, SIGN_IN_COOKIE, sameToken, setCookie, signIn, signOut } from "./session";
 import type { Note } from "./views";
 
 const SignInForm = z.object({ _csrf: z.string().max(100).default(""), key: z.string().min(1).max(500) });
@@ -58,7 +49,7 @@ export function registerAuthRoutes(scope: FastifyInstance, options: ConsoleOptio
   scope.post("/sign-in", async (request, reply) => {
     const form = checkedForm(request, reply, SignInForm);
     if (!form) return reply;
-    const user = await findUserByKeyHash(ctx.store.db, hashKey(form.key));
+    const user = await userOfKey(ctx, form.key);
     if (!user) {
       const note = refused("That key is not a user's API key. Use the key from your Holdfast directory entry.");
       return signInPage(request, reply, { notes: [note], status: 401 });

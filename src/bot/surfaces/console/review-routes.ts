@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { effectiveRole } from "../../../policy/roles";
 import { runName } from "../../../policy/run-ids";
-import { findDeciding } from "../../../store/approvals/decisions";
-import { findAgentById, type KnownUser, standingOf, userName } from "../../../store/directory/directory";
-import { findReviewItems } from "../../../store/outbox/review";
-import { deliveryView } from "../../app/approvals/run-view";
 import type { HandlerContext } from "../../app/context";
 import { reconcileOutbox } from "../../app/outbox/reconcile-outbox";
-import type { OutboxItem } from "../../app/records";
+import { type ReviewQueueItem, reviewQueue } from "../../app/outbox/review-queue";
 import { RECONCILE_REFUSALS, RESOLUTION_WORDS, when } from "../chat/words";
 import { formOf } from "./form";
 import { ok, refused, sendPage } from "./pages";
@@ -23,21 +18,15 @@ const ReconcileForm = z.object({
 const RESOLUTIONS = ["delivered", "retry", "abandon"] as const;
 
 /** One NEEDS_REVIEW item's three facts: what was intended, what is known, what each resolution does next. */
-async function reviewItem(ctx: HandlerContext, user: KnownUser, item: OutboxItem): Promise<ReviewItem> {
-  const { db } = ctx.store;
-  const agent = await findAgentById(db, item.agentId);
-  const role = agent ? effectiveRole(await standingOf(db, user, agent)) : "none";
-  const canReconcile = role === "principal" || role === "admin";
-  const deciding = item.runId ? await findDeciding(db, item.runId) : null;
-  const view = deliveryView(item, canReconcile);
+function reviewItem({ item, agent, approved, delivery: view, canReconcile }: ReviewQueueItem): ReviewItem {
   return {
     key: item.id,
-    agent: agent?.name ?? item.agentId,
+    agent,
     intended: {
       digest: item.digest ?? "none (not an approved packet)",
       run: item.runId ? runName(item.tenantId, item.runId) : "none",
-      approvedBy: deciding
-        ? `${(await userName(db, deciding.actorId)) ?? "the scheduler"} at ${when(deciding.at)}`
+      approvedBy: approved
+        ? `${approved.by ?? "the scheduler"} at ${when(approved.at)}`
         : "no approval (scheduled or inbound work)",
     },
     known: {
@@ -55,8 +44,7 @@ async function reviewItem(ctx: HandlerContext, user: KnownUser, item: OutboxItem
 export function registerReviewRoutes(scope: FastifyInstance, ctx: HandlerContext): void {
   async function show(request: FastifyRequest, reply: FastifyReply, notes: Note[] = [], status = 200) {
     const session = request.consoleSession!;
-    const items = await findReviewItems(ctx.store.db, session.user.tenantId, { limit: 100 });
-    const page = { items: await Promise.all(items.map((item) => reviewItem(ctx, session.user, item))) };
+    const page = { items: (await reviewQueue(ctx, session.user)).map(reviewItem) };
     const shown = { title: "Needs review", section: "review" as const, path: "/review", notes, status };
     return sendPage(reply, session, "review", shown, page);
   }

@@ -22,9 +22,9 @@ declare module "fastify" {
 const OPEN = new Set(["/sign-in", "/sign-in/:token", "/console/:asset"]);
 
 /**
- * The web console (design.md section 2: `web` is an adapter). Pages are drawn by src/adapters/web; every
- * action goes through the same handlers and words as chat and the API. Its own scope: url-encoded forms,
- * HTML errors, and a session check before every route but sign-in.
+ * The web console, a surface (design.md section 2). Pages are drawn from templates/ (render.ts); every action
+ * calls the same use cases as chat and the API, and answers in the same words. Its own scope: url-encoded
+ * forms, HTML errors, and a session check before every route but sign-in.
  */
 export type { ConsoleOptions };
 

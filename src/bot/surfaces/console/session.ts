@@ -1,29 +1,21 @@
 import crypto from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { hashKey } from "../../../policy/key-hash";
 import {
-  consumeConsoleLink,
-  createConsoleLink,
-  createConsoleSession,
-  deleteConsoleSession,
-  findConsoleSession,
-  pruneConsoleSessions,
-} from "../../../store/directory/console-sessions";
+  type ConsoleSession,
+  closeSession,
+  findSession,
+  newToken,
+  openSession,
+  SESSION_TTL_MS,
+} from "../../app/auth/console-sessions";
 import type { HandlerContext } from "../../app/context";
 import type { KnownUser } from "../../app/records";
 
+export type { ConsoleSession };
 export const SESSION_COOKIE = "hf_session";
 /** The sign-in form's own CSRF token, before there is a session (a double-submit cookie). */
 export const SIGN_IN_COOKIE = "hf_sign_in";
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-export const LINK_TTL_MS = 10 * 60 * 1000;
 
-export interface ConsoleSession {
-  user: KnownUser;
-  csrfToken: string;
-}
-
-const randomToken = () => crypto.randomBytes(24).toString("base64url");
 /** Tokens are compared in constant time; a missing or wrong-length token is simply not equal. */
 export function sameToken(given: unknown, expected: string): boolean {
   if (typeof given !== "string" || given.length !== expected.length) return false;
@@ -49,45 +41,22 @@ export function setCookie(request: FastifyRequest, reply: FastifyReply, name: st
   reply.header("set-cookie", [...list, cookie]);
 }
 
-/** The signed-in user of this request, or null. Sessions live in the database, so every process knows them. */
+/** The signed-in user of this request, or null. */
 export async function sessionOf(ctx: HandlerContext, request: FastifyRequest): Promise<ConsoleSession | null> {
   const token = readCookie(request, SESSION_COOKIE);
   if (!token || token.length > 100) return null;
-  const row = await findConsoleSession(ctx.store.db, hashKey(token), ctx.now());
-  return row ? { user: row.user, csrfToken: row.csrfToken } : null;
+  return findSession(ctx, token);
 }
 
 /** Opens a session for this user and sets its cookie. */
 export async function signIn(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply, user: KnownUser) {
-  const token = randomToken();
-  const expiresAt = new Date(ctx.now().getTime() + SESSION_TTL_MS);
-  await createConsoleSession(ctx.store.db, {
-    idHash: hashKey(token),
-    userId: user.id,
-    csrfToken: randomToken(),
-    expiresAt,
-  });
-  setCookie(request, reply, SESSION_COOKIE, token, SESSION_TTL_MS / 1000);
-  await pruneConsoleSessions(ctx.store.db, ctx.now());
-  ctx.log.info({ actor: user.id }, "console sign-in");
+  setCookie(request, reply, SESSION_COOKIE, await openSession(ctx, user), SESSION_TTL_MS / 1000);
 }
 
 export async function signOut(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply) {
   const token = readCookie(request, SESSION_COOKIE);
-  if (token) await deleteConsoleSession(ctx.store.db, hashKey(token));
+  if (token) await closeSession(ctx, token);
   setCookie(request, reply, SESSION_COOKIE, "", 0);
 }
 
-/** A one-time sign-in path ("/sign-in/<token>") for this user: valid 10 minutes, usable once. */
-export async function createSignInPath(ctx: HandlerContext, user: KnownUser): Promise<string> {
-  const token = randomToken();
-  const expiresAt = new Date(ctx.now().getTime() + LINK_TTL_MS);
-  await createConsoleLink(ctx.store.db, { idHash: hashKey(token), userId: user.id, expiresAt });
-  return `/sign-in/${token}`;
-}
-
-/** The link's user, once: the same link again (or after 10 minutes) is null. */
-export const useSignInLink = (ctx: HandlerContext, token: string): Promise<KnownUser | null> =>
-  consumeConsoleLink(ctx.store.db, hashKey(token), ctx.now());
-
-export const newSignInToken = randomToken;
+export const newSignInToken = newToken;

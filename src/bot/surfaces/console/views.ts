@@ -94,7 +94,8 @@ export interface ApprovalDetail {
   digest: string;
   deadline: string;
   timeLeft: string;
-  packet: string;
+  /** Null when the signed-in person does not see this run's packet (they see its digest). */
+  packet: string | null;
   evidence: string | null;
   reviewers: string;
   /** Present when the signed-in person may decide now: the form's binding. */

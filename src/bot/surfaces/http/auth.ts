@@ -1,9 +1,40 @@
 import type { FastifyRequest } from "fastify";
-import { hashKey } from "../../../policy/key-hash";
-import type { Db } from "../../../store/connection/client";
-import { findAgent, findAgentByKeyHash, findUserByKeyHash } from "../../../store/directory/directory";
+import { manages } from "../../../policy/access";
+import type { Standing } from "../../../policy/roles";
+import { findTenantAgent, type KeyHolder, keyHolder, standingOfUser } from "../../app/auth/keys";
+import type { HandlerContext } from "../../app/context";
 import type { KnownAgent, KnownUser } from "../../app/records";
 import { ApiError } from "./errors";
+
+/**
+ * Who may call a route, as the OpenAPI document states it and as the route checks it before anything else:
+ * - `user`: a user's API key; `agent`: an agent's key; `agentOrUser`: either;
+ * - `caller`: either, for the agent named in the path (`:agent`): parsed first, then checked;
+ * - `none`: open (health, the document itself); `metrics`: the optional HOLDFAST_METRICS_TOKEN, checked by the route.
+ */
+export type RouteAuth = "user" | "agent" | "agentOrUser" | "caller" | "none" | "metrics";
+
+/** Who is calling an agent's route: one of the tenant's users (with their standing), or the agent's own key. */
+export type Caller =
+  | { kind: "user"; id: string; name: string; standing: Standing; agent: KnownAgent }
+  | { kind: "agent"; agent: KnownAgent };
+
+/** What each kind of door hands its route once the key checked out. */
+export interface Authenticated {
+  user: KnownUser;
+  agent: KnownAgent;
+  agentOrUser: KeyHolder;
+  caller: Caller;
+  none: undefined;
+  metrics: undefined;
+}
+
+const ACCEPTS: Record<"user" | "agent" | "agentOrUser" | "caller", ReadonlyArray<KeyHolder["kind"]>> = {
+  user: ["user"],
+  agent: ["agent"],
+  agentOrUser: ["user", "agent"],
+  caller: ["user", "agent"],
+};
 
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -11,41 +42,49 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-/** The caller is the user whose key this is; an unknown or missing key is a 401. */
-export async function authenticateUser(db: Db, request: FastifyRequest): Promise<KnownUser> {
+/** The one answer to a missing or unknown key, whatever the door (the OpenAPI document says which key it takes). */
+const unauthorized = () => new ApiError("unauthorized", "a valid key is required (Authorization: Bearer <key>)");
+
+/** Checks a request's key against what the route accepts; `agentName` is the path's `:agent` for `caller`. */
+export async function authenticate<A extends RouteAuth>(
+  ctx: HandlerContext,
+  auth: A,
+  request: FastifyRequest,
+  agentName?: string,
+): Promise<Authenticated[A]> {
+  if (auth === "none" || auth === "metrics") return undefined as Authenticated[A];
   const token = bearerToken(request);
-  const user = token ? await findUserByKeyHash(db, hashKey(token)) : null;
-  if (!user) throw new ApiError("unauthorized", "a valid API key is required (Authorization: Bearer <key>)");
-  return user;
+  const holder = token ? await keyHolder(ctx, token, ACCEPTS[auth as keyof typeof ACCEPTS]) : null;
+  if (!holder) throw unauthorized();
+  if (auth === "agentOrUser") return holder as Authenticated[A];
+  if (auth === "caller") return (await callerFor(ctx, holder, String(agentName))) as Authenticated[A];
+  // `user` and `agent` accept only their own kind, so the holder is that one.
+  return (holder.kind === "user" ? holder.user : holder.agent) as Authenticated[A];
+}
+
+/**
+ * An agent key only opens its own agent's routes: another agent's name is a 404, exactly as another tenant's
+ * agent is for a user.
+ */
+async function callerFor(ctx: HandlerContext, holder: KeyHolder, agentName: string): Promise<Caller> {
+  if (holder.kind === "agent") {
+    if (holder.agent.name !== agentName) throw new ApiError("not_found", `no agent '${agentName}'`);
+    return { kind: "agent", agent: holder.agent };
+  }
+  const { user } = holder;
+  const agent = await agentOfTenant(ctx, user.tenantId, agentName);
+  return { kind: "user", id: user.id, name: user.name, standing: await standingOfUser(ctx, user, agent), agent };
 }
 
 /** Another tenant's agent does not exist for this caller: 404, never 403, so names do not leak. */
-export async function agentOfTenant(db: Db, tenantId: string, name: string): Promise<KnownAgent> {
-  const agent = await findAgent(db, tenantId, name);
+export async function agentOfTenant(ctx: HandlerContext, tenantId: string, name: string): Promise<KnownAgent> {
+  const agent = await findTenantAgent(ctx, tenantId, name);
   if (!agent) throw new ApiError("not_found", `no agent '${name}'`);
   return agent;
 }
 
-/** The caller is the agent whose key this is (`Authorization: Bearer <agentKey>`). */
-export async function authenticateAgent(db: Db, request: FastifyRequest): Promise<KnownAgent> {
-  const token = bearerToken(request);
-  const agent = token ? await findAgentByKeyHash(db, hashKey(token)) : null;
-  if (!agent) throw new ApiError("unauthorized", "a valid agent key is required (Authorization: Bearer <agentKey>)");
-  return agent;
-}
-
-/** Reading a run is open to its agent and to the users of its tenant. */
-export async function authenticateAgentOrUser(
-  db: Db,
-  request: FastifyRequest,
-): Promise<{ kind: "agent"; agent: KnownAgent } | { kind: "user"; user: KnownUser }> {
-  const token = bearerToken(request);
-  if (token) {
-    const hash = hashKey(token);
-    const user = await findUserByKeyHash(db, hash);
-    if (user) return { kind: "user", user };
-    const agent = await findAgentByKeyHash(db, hash);
-    if (agent) return { kind: "agent", agent };
-  }
-  throw new ApiError("unauthorized", "a valid API or agent key is required (Authorization: Bearer <key>)");
+/** Principals and admins manage an agent's scheduled and inbound work. */
+export function requireOwner(caller: Caller, what: string): void {
+  if (caller.kind === "user" && manages(caller.standing)) return;
+  throw new ApiError("forbidden", `only the agent's principal or an admin can ${what}`);
 }

@@ -1,15 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { RUNNING_CONTROL } from "../../../policy/control";
-import { agentScope, tenantScope } from "../../../policy/ids";
 import { parseUntil } from "../../../policy/until";
-import { readControl } from "../../../store/control/change";
 import type { HandlerContext } from "../../app/context";
-import { controlView, tenantView } from "../../app/control/control-view";
+import { agentControlView, tenantControlView } from "../../app/control/control-read";
+import { tenantView } from "../../app/control/control-view";
 import { pauseAgent } from "../../app/control/pause";
 import { resumePreflight } from "../../app/control/preflight";
 import { resumeAgent } from "../../app/control/resume";
 import { pauseTenant, resumeTenant } from "../../app/control/tenant-control";
+import type { KnownAgent, KnownUser } from "../../app/records";
 import { agentOfTenant } from "./auth";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";
@@ -38,9 +37,6 @@ const ResumeBody = z.object({}).strict();
 const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
 
 export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
-  const pauseBody = pauseBodySchema(ctx.now);
-
   defineRoute(
     app,
     {
@@ -50,41 +46,28 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
       auth: "user",
       params: AgentParams,
     },
-    async ({ auth: user, params }) => {
-      const agent = await agentOfTenant(db, user.tenantId, params.agent);
-      return controlView(db, agent, (await readControl(db, agentScope(agent.id)))!);
-    },
+    async ({ auth: user, params }) => agentControlView(ctx, await agentOfTenant(ctx, user.tenantId, params.agent)),
   );
-
   defineRoute(
     app,
     { method: "GET", url: "/v1/tenant", summary: "The tenant-wide control record", auth: "user" },
-    async ({ auth: user }) => {
-      const scope = tenantScope(user.tenantId);
-      const control = (await readControl(db, scope)) ?? {
-        ...RUNNING_CONTROL,
-        scope,
-        tenantId: user.tenantId,
-        agentId: null,
-        version: 0,
-        drainDeadline: null,
-      };
-      return tenantView(db, user.tenantId, control);
-    },
+    async ({ auth: user }) => tenantControlView(ctx, user.tenantId),
   );
+  registerAgentControl(app, ctx);
+  registerTenantControl(app, ctx);
+}
+
+/** Pause and resume of one agent, by a user of its tenant (the agent of the path, or a 404). */
+function registerAgentControl(app: FastifyInstance, ctx: HandlerContext): void {
+  const agentAction = <B extends z.ZodType>(url: string, summary: string, body: B) =>
+    ({ method: "POST", url, summary, auth: "user", params: AgentParams, body }) as const;
+  const agentOf = (user: KnownUser, params: { agent: string }) => agentOfTenant(ctx, user.tenantId, params.agent);
 
   defineRoute(
     app,
-    {
-      method: "POST",
-      url: "/v1/agents/:agent/pause",
-      summary: "Pause an agent: its outbound work is held",
-      auth: "user",
-      params: AgentParams,
-      body: pauseBody,
-    },
+    agentAction("/v1/agents/:agent/pause", "Pause an agent: its outbound work is held", pauseBodySchema(ctx.now)),
     async ({ auth: user, params, body }) => {
-      const agent = await agentOfTenant(db, user.tenantId, params.agent);
+      const agent = await agentOf(user, params);
       const result = await pauseAgent(ctx, { user, agent, reason: body.reason, until: body.until ?? null });
       return { ...result.control, outcome: result.kind };
     },
@@ -92,36 +75,39 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
 
   defineRoute(
     app,
-    {
-      method: "POST",
-      url: "/v1/agents/:agent/resume",
-      summary: "Resume an agent and release its held work; `dryRun: true` shows the preflight and changes nothing",
-      auth: "user",
-      params: AgentParams,
-      body: AgentResumeBody,
-    },
+    agentAction(
+      "/v1/agents/:agent/resume",
+      "Resume an agent and release its held work; `dryRun: true` shows the preflight and changes nothing",
+      AgentResumeBody,
+    ),
     async ({ auth: user, params, body }) => {
-      const agent = await agentOfTenant(db, user.tenantId, params.agent);
-      if (body.dryRun) {
-        // The preflight: what a resume would release and whether this caller may do it. Changes nothing.
-        const preflight = await resumePreflight(ctx, { user, agent });
-        const { kind, control, resumer, tenantPaused } = preflight;
-        return {
-          dryRun: true,
-          allowed: kind === "ready",
-          ...(kind === "ready" ? {} : { refusal: kind }),
-          requestedBy: { user: resumer.name, role: resumer.role },
-          control,
-          tenantPaused,
-          ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
-        };
-      }
+      const agent = await agentOf(user, params);
+      if (body.dryRun) return dryRun(ctx, user, agent);
       const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
       if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
       throw new ApiError(result.kind, refusalMessage(result.kind));
     },
   );
+}
 
+/** The preflight: what a resume would release and whether this caller may do it. Changes nothing. */
+async function dryRun(ctx: HandlerContext, user: KnownUser, agent: KnownAgent) {
+  const preflight = await resumePreflight(ctx, { user, agent });
+  const { kind, control, resumer, tenantPaused } = preflight;
+  return {
+    dryRun: true,
+    allowed: kind === "ready",
+    ...(kind === "ready" ? {} : { refusal: kind }),
+    requestedBy: { user: resumer.name, role: resumer.role },
+    control,
+    tenantPaused,
+    ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
+  };
+}
+
+/** The tenant-wide pause, for admins. */
+function registerTenantControl(app: FastifyInstance, ctx: HandlerContext): void {
+  const { db } = ctx.store;
   defineRoute(
     app,
     {
@@ -129,7 +115,7 @@ export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext)
       url: "/v1/tenant/pause",
       summary: "Pause every agent of the tenant (admins)",
       auth: "user",
-      body: pauseBody,
+      body: pauseBodySchema(ctx.now),
     },
     async ({ auth: user, body }) => {
       const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);

@@ -1,13 +1,17 @@
+import type { DecisionResult } from "../../../policy/approval";
+
 /** Every refusal the API returns, with its HTTP status. One place turns a code into a status. */
 export const HTTP_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   creator_hold: 403,
+  rejected: 403,
   not_found: 404,
   not_paused: 409,
   conflict: 409,
   stale: 409,
   invalid_state: 409,
+  expired: 409,
   not_needs_review: 409,
   invalid_transition: 409,
   quota_exceeded: 409,
@@ -36,3 +40,10 @@ export class ApiError extends Error {
     return { error: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) };
   }
 }
+
+/**
+ * Every decision answers `{ result, run }`; the status says whether it took effect. A duplicate is a
+ * success (the recorded decision stands), refusals are 403/409 so plain HTTP clients notice them.
+ */
+export const decisionStatus = (result: DecisionResult): number =>
+  result === "approved" || result === "denied" || result === "duplicate" ? 200 : HTTP_STATUS[result];

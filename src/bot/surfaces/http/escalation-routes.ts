@@ -46,7 +46,7 @@ export const escalationJson = (e: EscalationView) => ({
 });
 
 /**
- * The tenant's escalations for the caller. Role rule (handlers/escalations.ts): admins see all of their
+ * The tenant's escalations for the caller. Role rule (policy/access.ts `seesEscalation`): admins see all of their
  * tenant's; others those naming them as a target and those of agents they are principal of. Another
  * tenant's escalation is a 404.
  */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { HandlerContext } from "../../app/context";
 import { acceptEvent } from "../../app/held/receive-event";
-import { requireOwner } from "./caller";
+import { requireOwner } from "./auth";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";
 
@@ -21,6 +21,9 @@ const EventBody = z
   .object({ eventId: Id, type: z.string().min(1).max(100), payload: z.unknown(), stateDelta: StateDelta.optional() })
   .strict();
 
+/** An event is taken once: a retry of the same event id (and body) is answered as a duplicate. */
+const EVENT_ANSWERS = { 202: "accepted", 200: "the same event was already received (duplicate)" };
+
 /**
  * Awaited inbound events. The agent's own key (its external sources post through it), or a principal's or
  * admin's user key, may post them.
@@ -35,7 +38,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: HandlerContext): 
       auth: "caller",
       params: Params,
       body: EventBody,
-      responses: { 202: "accepted", 200: "the same event was already received (duplicate)" },
+      responses: EVENT_ANSWERS,
     },
     async ({ auth: caller, body }, _request, reply) => {
       if (caller.kind === "user") requireOwner(caller, "post events");

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { isKnownChatChannel } from "../../../store/chat/buttons";
 import type { HandlerContext } from "../../app/context";
+import { spokenToIn } from "../../app/messages/agent-channels";
 import type { CardPublisher, Platform } from "../chat/types";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";
@@ -39,7 +39,7 @@ export function registerMessageRoutes(
       if (agent.name !== name) throw new ApiError("not_found", `no agent '${name}'`);
       const publisher = publishers[body.platform];
       if (!publisher) throw new ApiError("not_found", `${body.platform} is not enabled`);
-      if (!(await isKnownChatChannel(ctx.store.db, agent.id, body.platform, body.channel))) {
+      if (!(await spokenToIn(ctx, agent, body.platform, body.channel))) {
         throw new ApiError("forbidden", "the agent has not been spoken to in that channel", "channel");
       }
       const sent = await publisher.say(body.channel, body.text);

@@ -1,15 +1,22 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import type { HoldfastMetrics } from "../../main/metrics/registry";
 import { bearerToken } from "./auth";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";
 
+/** What `/metrics` needs of the metrics the composition root keeps: the Prometheus text, read at scrape time. */
+export interface MetricsSource {
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
 const sameText = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 
-/** `GET /metrics` in the Prometheus text format; with `token` set, only for `Authorization: Bearer <token>`. */
-export function registerMetricsRoute(app: FastifyInstance, metrics: HoldfastMetrics, token?: string): void {
+/**
+ * `GET /metrics` in the Prometheus text format; with `token` set, only for `Authorization: Bearer <token>`.
+ * Declared even on a server without metrics (a test's), so the OpenAPI document is the same; there it is a 404.
+ */
+export function registerMetricsRoute(app: FastifyInstance, metrics: MetricsSource | null, token?: string): void {
   defineRoute(
     app,
     {
@@ -27,6 +34,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: HoldfastMetr
         if (!given || !sameText(given, token))
           throw new ApiError("unauthorized", "the metrics token is required (Authorization: Bearer <token>)");
       }
+      if (!metrics) throw new ApiError("not_found", "this server keeps no metrics");
       // A gauge's database read failed: no partial scrape (Prometheus records the failed scrape as up=0).
       const rendered = await metrics.render().catch(() => null);
       if (!rendered) throw new ApiError("unavailable", "the database did not answer; try the scrape again");

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { DeclaredRoute, RouteAuth } from "./route";
+import type { RouteAuth } from "./auth";
+import type { DeclaredRoute } from "./route";
 
 /**
  * The OpenAPI 3.1 document of every route declared with `defineRoute`, built from the same zod schemas the

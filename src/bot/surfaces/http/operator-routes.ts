@@ -37,7 +37,7 @@ function answer<T>(result: ListResult<T>) {
   );
 }
 
-/** The operator's lists (handlers/operator-lists.ts, shared with the web console): a user key, one tenant. */
+/** The operator's lists (app/lists/operator-lists.ts, shared with the web console): a user key, one tenant. */
 export function registerOperatorRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   defineRoute(
     app,

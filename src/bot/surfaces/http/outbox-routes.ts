@@ -1,11 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseDurationMs } from "../../../policy/delivery";
-import { runName } from "../../../policy/run-ids";
-import { agentsLedBy } from "../../../store/directory/users";
-import { outboxPage } from "../../../store/lists/pages";
-import { deliveryView } from "../../app/approvals/run-view";
 import type { HandlerContext } from "../../app/context";
+import { listOutbox } from "../../app/outbox/outbox-list";
 import { reconcileMatching, reconcileOutbox } from "../../app/outbox/reconcile-outbox";
 import { RECONCILE_REFUSALS } from "../chat/words";
 import { agentOfTenant } from "./auth";
@@ -65,8 +62,6 @@ const BulkReconcileBody = z
 const KeyParams = z.object({ key: z.string().min(1).max(300) });
 
 export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
-
   /** The caller's tenant's effects, newest first; a NEEDS_REVIEW item shows what an operator needs to decide. */
   defineRoute(
     app,
@@ -78,23 +73,21 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
       query: ListQuery,
     },
     async ({ auth: user, query }) => {
-      const agent = query.agent ? await agentOfTenant(db, user.tenantId, query.agent) : undefined;
-      const page = await outboxPage(db, user.tenantId, {
+      const agent = query.agent ? await agentOfTenant(ctx, user.tenantId, query.agent) : undefined;
+      const page = await listOutbox(ctx, user, {
         state: query.state,
         agentId: agent?.id,
         limit: query.limit,
         after: decodeCursor(OutboxCursor, query.cursor),
       });
-      const led = user.isAdmin ? null : await agentsLedBy(db, user.id);
-      const items = page.items.map((item) => ({
-        ...deliveryView(item, led === null || led.has(item.agentId)),
-        kind: item.kind,
-        runId: item.runId && runName(item.tenantId, item.runId),
-      }));
-      return pageAnswer(items, page.next);
+      return pageAnswer(page.items, page.next);
     },
   );
+  registerReconcileRoutes(app, ctx);
+}
 
+/** Settling NEEDS_REVIEW items, one by its key or every one a filter matches. */
+function registerReconcileRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   /** Every NEEDS_REVIEW item the filter matches, each reconciled (and audited) as by the route below. */
   defineRoute(
     app,
@@ -107,7 +100,7 @@ export function registerOutboxRoutes(app: FastifyInstance, ctx: HandlerContext):
     },
     async ({ auth: user, body }) => {
       const { agent: agentName, destination, olderThan } = body.filter;
-      const agent = agentName ? await agentOfTenant(db, user.tenantId, agentName) : undefined;
+      const agent = agentName ? await agentOfTenant(ctx, user.tenantId, agentName) : undefined;
       const now = ctx.now();
       const createdBefore = olderThan && ("at" in olderThan ? olderThan.at : new Date(now.getTime() - olderThan.ms));
       return reconcileMatching(ctx, {

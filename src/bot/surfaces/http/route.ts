@@ -1,27 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import type { Db } from "../../../store/connection/client";
-import type { KnownAgent, KnownUser } from "../../app/records";
-import { authenticateAgent, authenticateAgentOrUser, authenticateUser } from "./auth";
-import { type Caller, callerForAgent } from "./caller";
+import type { HandlerContext } from "../../app/context";
+import { type Authenticated, authenticate, type RouteAuth } from "./auth";
 import { parseBody } from "./validate";
-
-/**
- * Who may call a route, as the OpenAPI document states it and as the route checks it before anything else:
- * - `user`: a user's API key; `agent`: an agent's key; `agentOrUser`: either;
- * - `caller`: either, for the agent named in the path (`:agent`): parsed first, then checked;
- * - `none`: open (health, the document itself); `metrics`: the optional HOLDFAST_METRICS_TOKEN, checked by the route.
- */
-export type RouteAuth = "user" | "agent" | "agentOrUser" | "caller" | "none" | "metrics";
-
-type Authenticated = {
-  user: KnownUser;
-  agent: KnownAgent;
-  agentOrUser: Awaited<ReturnType<typeof authenticateAgentOrUser>>;
-  caller: Caller;
-  none: undefined;
-  metrics: undefined;
-};
 
 type ZObject = z.ZodType<Record<string, unknown>>;
 
@@ -54,7 +35,7 @@ export interface RouteInput<A extends RouteAuth, P, Q, B> {
 export type DeclaredRoute = RouteSpec<RouteAuth, ZObject, ZObject, z.ZodType>;
 
 interface RouteTable {
-  db: Db;
+  ctx: HandlerContext;
   routes: DeclaredRoute[];
   /** Every route Fastify registered on this app (its onRoute hook), declared or not: the test's yardstick. */
   registered: Array<{ method: string; url: string }>;
@@ -67,8 +48,8 @@ declare module "fastify" {
 }
 
 /** Makes `defineRoute` usable on this app (its own table, so several apps in one process stay apart). */
-export function enableDeclaredRoutes(app: FastifyInstance, db: Db): void {
-  const table: RouteTable = { db, routes: [], registered: [] };
+export function enableDeclaredRoutes(app: FastifyInstance, ctx: HandlerContext): void {
+  const table: RouteTable = { ctx, routes: [], registered: [] };
   app.decorate("holdfastRoutes", table);
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat())
@@ -108,7 +89,7 @@ export function defineRoute<
       const params = () => (spec.params ? parseBody(spec.params, request.params) : {});
       let parsedParams: unknown;
       if (spec.auth === "caller") parsedParams = params();
-      const auth = await authenticate(table.db, spec.auth, request, parsedParams as { agent?: string });
+      const auth = await authenticate(table.ctx, spec.auth, request, (parsedParams as { agent?: string })?.agent);
       if (spec.auth !== "caller") parsedParams = params();
       const query = spec.query ? parseBody(spec.query, request.query) : {};
       const body = spec.body ? parseBody(spec.body, request.body) : undefined;
@@ -119,19 +100,4 @@ export function defineRoute<
       );
     },
   });
-}
-
-async function authenticate(db: Db, auth: RouteAuth, request: FastifyRequest, params?: { agent?: string }) {
-  switch (auth) {
-    case "user":
-      return authenticateUser(db, request);
-    case "agent":
-      return authenticateAgent(db, request);
-    case "agentOrUser":
-      return authenticateAgentOrUser(db, request);
-    case "caller":
-      return callerForAgent(db, request, String(params?.agent));
-    default:
-      return undefined;
-  }
 }

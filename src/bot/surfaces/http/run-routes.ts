@@ -5,12 +5,11 @@ import { canonicalJson } from "../../../policy/digest";
 import { MAX_ESCALATE_AFTER_S } from "../../../policy/limits";
 import { createRunForAgent } from "../../app/approvals/create-run";
 import { decideRun } from "../../app/approvals/decide-run";
-import { findTenantRun, storedRunId } from "../../app/approvals/run-ids";
-import { runView, seesDeliveryDetail, seesPacket } from "../../app/approvals/run-view";
+import { readRun } from "../../app/approvals/read-run";
+import { storedRunId } from "../../app/approvals/run-ids";
 import { savePacket } from "../../app/approvals/save-packet";
 import type { HandlerContext } from "../../app/context";
-import { decisionStatus } from "./decision-status";
-import { ApiError } from "./errors";
+import { ApiError, decisionStatus } from "./errors";
 import { defineRoute } from "./route";
 
 /** A packet is any JSON up to 256 KiB in its canonical encoding. */
@@ -61,8 +60,12 @@ function checkPacketSize(packet: unknown): void {
 }
 
 export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
+  registerAgentRunRoutes(app, ctx);
+  registerRunReadRoutes(app, ctx);
+}
 
+/** What the agent writes: a run, and changed packets of it. */
+function registerAgentRunRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   defineRoute(
     app,
     {
@@ -98,7 +101,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
     },
     async ({ auth: agent, params: { id }, body }) => {
       checkPacketSize(body.packet);
-      const runId = await storedRunId(db, agent.tenantId, id);
+      const runId = await storedRunId(ctx.store.db, agent.tenantId, id);
       const result = await savePacket(ctx, { agent, runId, ...body });
       if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
       if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
@@ -106,7 +109,10 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
       return { ...result.run, outcome: result.kind };
     },
   );
+}
 
+/** What people and the agent read of a run, and the decisions people make on it. */
+function registerRunReadRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   defineRoute(
     app,
     {
@@ -117,18 +123,9 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
       params: Params,
     },
     async ({ auth: caller, params: { id } }) => {
-      const tenantId = caller.kind === "agent" ? caller.agent.tenantId : caller.user.tenantId;
-      const run = await findTenantRun(db, tenantId, id);
-      const visible = run && (caller.kind === "agent" ? run.agentId === caller.agent.id : true);
-      if (!run || !visible) throw new ApiError("not_found", `no run '${id}'`);
-      const view = await runView(
-        db,
-        run,
-        caller.kind === "user" && (await seesDeliveryDetail(db, caller.user, run.agentId)),
-      );
-      return (await seesPacket(db, caller, run)) && view.kind === "approval"
-        ? { ...view, packet: JSON.parse(run.packet) }
-        : view;
+      const read = await readRun(ctx, caller, id);
+      if (!read) throw new ApiError("not_found", `no run '${id}'`);
+      return "packet" in read ? { ...read.view, packet: read.packet } : read.view;
     },
   );
 
@@ -144,7 +141,7 @@ export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): vo
       responses: { 200: "recorded, or the recorded result of the same event (duplicate)" },
     },
     async ({ auth: actor, params: { id }, body }, _request, reply) => {
-      const runId = await storedRunId(db, actor.tenantId, id);
+      const runId = await storedRunId(ctx.store.db, actor.tenantId, id);
       const outcome = await decideRun(ctx, { runId, ...body, actor });
       if (outcome.result === "not_found") throw new ApiError("not_found", `no run '${id}'`);
       return reply.status(decisionStatus(outcome.result)).send(outcome);

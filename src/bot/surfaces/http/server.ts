@@ -1,13 +1,12 @@
 import { createRequire } from "node:module";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { HandlerContext } from "../../app/context";
-import { createMetrics, type HoldfastMetrics } from "../../main/metrics/registry";
 import { registerControlRoutes } from "./control-routes";
 import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
-import { registerMetricsRoute } from "./metrics-route";
+import { type MetricsSource, registerMetricsRoute } from "./metrics-route";
 import { openApiDocument } from "./openapi";
 import { registerOperatorRoutes } from "./operator-routes";
 import { registerOutboxRoutes } from "./outbox-routes";
@@ -25,11 +24,14 @@ export interface HttpServerOptions {
   health: () => Promise<HealthReport>;
   /** Largest accepted request body; larger bodies get a 413 before any handler runs. Default 64 KiB. */
   bodyLimit?: number;
-  /** The app's metrics (its own registry); absent: a fresh one that only the database gauges feed. */
-  metrics?: HoldfastMetrics;
+  /** What `/metrics` renders (the composition root passes the app's own registry); absent: `/metrics` is a 404. */
+  metrics?: MetricsSource;
   /** HOLDFAST_METRICS_TOKEN: when set, `/metrics` wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
 }
+
+/** A load balancer reads only the status; a person reads `checks`. */
+const HEALTH_ANSWERS = { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" };
 
 const { version } = createRequire(import.meta.url)("../../../../package.json") as { version: string };
 
@@ -57,7 +59,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     reply.status(404).send({ error: "not_found", message: `no route ${request.method} ${request.url}` }),
   );
 
-  enableDeclaredRoutes(app, options.ctx.store.db);
+  enableDeclaredRoutes(app, options.ctx);
   defineRoute(
     app,
     {
@@ -65,7 +67,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       url: "/healthz",
       summary: "Whether the database and Redis answer",
       auth: "none",
-      responses: { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" },
+      responses: HEALTH_ANSWERS,
     },
     async (_input, _request, reply) => {
       const report = await options.health();
@@ -78,8 +80,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     { method: "GET", url: "/openapi.json", summary: "This document: the API in OpenAPI 3.1", auth: "none" },
     async () => openApiDocument(declaredRoutes(app), { version }),
   );
-  const metrics = options.metrics ?? createMetrics({ db: options.ctx.store.db, now: options.ctx.now });
-  registerMetricsRoute(app, metrics, options.metricsToken);
+  registerMetricsRoute(app, options.metrics ?? null, options.metricsToken);
   registerOperatorRoutes(app, options.ctx);
   registerControlRoutes(app, options.ctx);
   registerRunRoutes(app, options.ctx);

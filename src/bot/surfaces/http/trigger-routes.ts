@@ -6,7 +6,7 @@ import { MISFIRE_POLICIES } from "../../../policy/misfire";
 import { isValidCron, isValidTimeZone, parseEvery } from "../../../policy/schedule";
 import type { HandlerContext } from "../../app/context";
 import { registerTrigger, removeTrigger, triggerPageOf } from "../../app/held/triggers";
-import { requireOwner } from "./caller";
+import { requireOwner } from "./auth";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
 import { defineRoute } from "./route";

@@ -4,17 +4,29 @@ import { signatureHeaders } from "../../../policy/webhook-signature.mjs";
 import { guardedLookup } from "../../../queue/delivery/guarded-lookup.mjs";
 import type { SigningKeys } from "../../../queue/delivery/http-transport";
 import { rememberChatChannel } from "../../../store/chat/buttons";
-import type { HandlerContext } from "../../app/context";
-import type { KnownAgent, KnownUser } from "../../app/records";
-import type { ChatRefusal } from "./refusals";
-import type { ChatMessage } from "./types";
+import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import type { HandlerContext } from "../context";
+
+/** A person's message as the chat surface received it (its ChatMessage has this shape). */
+export interface ForwardedMessage {
+  messageId: string;
+  channelId: string;
+  isDirect: boolean;
+  actor: { platform: "slack" | "discord" | "telegram" | "web" };
+}
+
+/** Why a message did not reach the agent: it has no conversation destination, or it did not accept it. */
+export interface ForwardRefusal {
+  code: "no_conversation" | "agent_unreachable";
+  agent: string;
+}
 
 /** What the agent's conversation destination receives for each human message. */
 export interface ConversationEvent {
   type: "chat.message";
   tenant: string;
   agent: string;
-  platform: ChatMessage["actor"]["platform"];
+  platform: ForwardedMessage["actor"]["platform"];
   /** Reply with POST /v1/agents/:agent/messages { platform, channel, text }. */
   channel: string;
   messageId: string;
@@ -62,8 +74,8 @@ export async function forwardToAgent(
   ctx: HandlerContext,
   post: ConversationPoster,
   target: { user: KnownUser; agent: KnownAgent; text: string },
-  message: ChatMessage,
-): Promise<ChatRefusal | null> {
+  message: ForwardedMessage,
+): Promise<ForwardRefusal | null> {
   const { user, agent, text } = target;
   if (!agent.webhook) return { code: "no_conversation", agent: agent.name };
   const platform = message.actor.platform;

@@ -1,0 +1,75 @@
+import { findDeciding } from "../../../store/approvals/decisions";
+import { findChatButton, type StoredButton } from "../../../store/chat/buttons";
+import { type KnownUser, userName } from "../../../store/directory/directory";
+import { type DecidedRun, type DecidingView, type DecisionOutcome, recordDecision } from "../approvals/decide-run";
+import type { HandlerContext } from "../context";
+
+/** A click on a stored button: its token, the action the platform says was clicked, the platform's id for it. */
+export interface ButtonClick {
+  token: string;
+  action: string;
+  /** Namespaced by platform, because two platforms' ids for different clicks could be equal strings. */
+  eventId: string;
+}
+
+/** What an approval click's note says of the run (the API's full run view has these fields too). */
+export interface NoteRun {
+  operation: string;
+  version: number;
+  state: string;
+  decision?: DecidingView;
+}
+
+export interface ButtonDecision {
+  outcome: DecisionOutcome<NoteRun> | { result: "unknown_button" };
+  /** The packet version the clicked card was for. */
+  cardVersion?: number;
+}
+
+/** The caller's button for this action, or null: another tenant's button is as unknown as a made-up one. */
+export async function ownButton(
+  ctx: HandlerContext,
+  user: KnownUser,
+  click: ButtonClick,
+): Promise<StoredButton | null> {
+  const button = await findChatButton(ctx.store.db, click.token);
+  return button && button.tenantId === user.tenantId && button.action === click.action ? button : null;
+}
+
+interface BoundDecision {
+  runId: string;
+  version: number;
+  digest: string;
+}
+
+const isBound = (payload: Record<string, unknown>): payload is Record<string, unknown> & BoundDecision =>
+  typeof payload.runId === "string" && typeof payload.version === "number" && typeof payload.digest === "string";
+
+/**
+ * A click on Approve or Deny. The button names a stored binding (run, version, full digest); the user is the
+ * platform identity that clicked, already mapped; the click's id is the event id, so a re-sent click is a
+ * `duplicate`. The same decision as the API's; the note is built from what the decision returned.
+ */
+export async function decideByButton(
+  ctx: HandlerContext,
+  user: KnownUser,
+  click: ButtonClick,
+): Promise<ButtonDecision> {
+  const button = await ownButton(ctx, user, click);
+  if (!button || !isBound(button.payload)) return { outcome: { result: "unknown_button" } };
+  const { runId, version, digest } = button.payload;
+  const action = click.action === "run.approve" ? "approve" : "deny";
+  const decided = await recordDecision(ctx, { runId, eventId: click.eventId, action, version, digest, actor: user });
+  if (decided.result === "not_found") return { outcome: decided, cardVersion: version };
+  return { outcome: { ...decided, run: await noteRun(ctx, user, decided.run) }, cardVersion: version };
+}
+
+/** A decision this click won is known already; otherwise the one that moved the run is read, with its name. */
+async function noteRun(ctx: HandlerContext, user: KnownUser, { record, won }: DecidedRun): Promise<NoteRun> {
+  const shown = { operation: record.operation, version: record.version, state: record.state };
+  if (won) return { ...shown, decision: won };
+  const deciding = await findDeciding(ctx.store.db, record.id);
+  if (!deciding) return shown;
+  const by = deciding.actorId === user.id ? user.name : await userName(ctx.store.db, deciding.actorId);
+  return { ...shown, decision: { result: deciding.result, by, at: deciding.at.toISOString() } };
+}

@@ -1,0 +1,113 @@
+import { agentScope } from "../../../policy/ids";
+import {
+  createChatButtons,
+  findChatButton,
+  newButtonId,
+  replaceChatButtonPayload,
+  type StoredButton,
+} from "../../../store/chat/buttons";
+import { recordRefusal } from "../../../store/control/change";
+import { findAgentById, type KnownAgent, type KnownUser, userName } from "../../../store/directory/directory";
+import { countHeldWork } from "../../../store/held/held-work";
+import { lastResumeSince } from "../../../store/held/release-counts";
+import type { HandlerContext } from "../context";
+import { type PreflightResult, resumePreflight } from "../control/preflight";
+import { type ButtonClick, ownButton } from "./buttons";
+
+/** What a release lets go, by kind, as the preflight counted it (the card after Confirm says it). */
+export interface HeldToRelease {
+  occurrences: number;
+  events: number;
+  actions: number;
+}
+
+/**
+ * A person typing /resume: the preflight, and a refusal goes to the audit log (an API dry run is not an
+ * attempt to resume, so it is not written down).
+ */
+export async function chatPreflight(ctx: HandlerContext, user: KnownUser, agent: KnownAgent): Promise<PreflightResult> {
+  const preflight = await resumePreflight(ctx, { user, agent });
+  if (preflight.kind !== "ready") {
+    await recordRefusal(ctx.store.db, agentScope(agent.id), {
+      action: "resume",
+      actorId: user.id,
+      outcome: preflight.kind,
+      reason: "chat /resume",
+      holdLevel: preflight.control.holdLevel,
+    });
+  }
+  return preflight;
+}
+
+export const newResumeTokens = () => ({ confirm: newButtonId(), cancel: newButtonId() });
+
+/**
+ * Stores Confirm and Cancel for a preflight card. The payload keeps the card as shown (the settled card keeps
+ * what the resumer saw), the control record's version it was read at (design.md section 4: a used or outdated
+ * card is stale), and the held counts it showed, which the card says were released after Confirm.
+ */
+export async function bindResumeCard(
+  ctx: HandlerContext,
+  bound: {
+    user: KnownUser;
+    agent: KnownAgent;
+    tokens: { confirm: string; cancel: string };
+    card: unknown;
+    preflight: Extract<PreflightResult, { kind: "ready" }>;
+  },
+): Promise<void> {
+  const { user, agent, tokens, card, preflight } = bound;
+  const { occurrences, inboundEvents, outboxActions } = preflight.held;
+  const held: HeldToRelease = { occurrences, events: inboundEvents, actions: outboxActions };
+  const payload = { card, controlVersion: preflight.controlVersion, confirmToken: tokens.confirm, held };
+  const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
+  await createChatButtons(ctx.store.db, [
+    { ...base, id: tokens.confirm, action: "resume.confirm" },
+    { ...base, id: tokens.cancel, action: "resume.cancel" },
+  ]);
+}
+
+/** The caller's Confirm or Cancel and the agent it is for, or null when the button is unknown to them. */
+export async function resumeButton(
+  ctx: HandlerContext,
+  user: KnownUser,
+  click: ButtonClick,
+): Promise<{ button: StoredButton; agent: KnownAgent } | null> {
+  const button = await ownButton(ctx, user, click);
+  if (!button?.agentId) return null;
+  const agent = await findAgentById(ctx.store.db, button.agentId);
+  return agent ? { button, agent } : null;
+}
+
+export const personName = async (ctx: HandlerContext, userId: string | null): Promise<string | undefined> =>
+  (await userName(ctx.store.db, userId)) ?? undefined;
+
+/** A cancelled card is used: its Confirm, clicked or re-sent later, resumes nothing. */
+export async function cancelResumeCard(ctx: HandlerContext, cancel: StoredButton): Promise<void> {
+  const token = cancel.payload.confirmToken;
+  const confirm = typeof token === "string" ? await findChatButton(ctx.store.db, token) : null;
+  if (confirm) await replaceChatButtonPayload(ctx.store.db, confirm.id, { ...confirm.payload, cancelled: true });
+}
+
+/** The held counts the card's preflight showed; a card bound before they were kept is counted now. */
+export async function heldShown(ctx: HandlerContext, button: StoredButton, agent: KnownAgent): Promise<HeldToRelease> {
+  const held = button.payload.held as HeldToRelease | undefined;
+  if (held) return held;
+  const now = await countHeldWork(ctx.store.db, agent.id);
+  return { occurrences: now.occurrences, events: now.inboundEvents, actions: now.outboxActions };
+}
+
+/** Keeps the footer of a card whose Confirm resumed the agent on its button, for a repeated click. */
+export async function keepResumedFooter(ctx: HandlerContext, button: StoredButton, footer: string): Promise<void> {
+  await replaceChatButtonPayload(ctx.store.db, button.id, { ...button.payload, resumedFooter: footer });
+}
+
+/** The latest resume of the agent since the card was posted: who (null: the scheduler) and when. */
+export async function resumedSinceCard(
+  ctx: HandlerContext,
+  button: StoredButton,
+  agent: KnownAgent,
+): Promise<{ by: string | null; at: Date } | null> {
+  const resume = await lastResumeSince(ctx.store.db, agentScope(agent.id), button.createdAt);
+  return resume ? { by: await userName(ctx.store.db, resume.actorId), at: resume.at } : null;
+}

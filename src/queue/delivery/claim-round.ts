@@ -1,0 +1,25 @@
+import { pausedScopes } from "../../store/control/gate";
+import { claimDueItems } from "../../store/outbox/claim";
+import type { Claim } from "../../store/outbox/types";
+import type { DeliveryContext } from "./options";
+
+/**
+ * Claims a round: due items of agents and tenants that are not paused, leased for `leaseMs`. Later items of
+ * their lanes stay out of every other claim, of this process or another, while these are leased (the lane
+ * rule in store/outbox/claim.ts). A failed claim holds everything: the round is empty.
+ */
+export async function claimRound(ctx: DeliveryContext): Promise<Claim[]> {
+  try {
+    const paused = await pausedScopes(ctx.store);
+    return await claimDueItems(ctx.store, {
+      now: ctx.now(),
+      limit: ctx.batchSize,
+      leaseMs: ctx.leaseMs,
+      excludeAgents: paused.agents,
+      excludeTenants: paused.tenants,
+    });
+  } catch (error) {
+    ctx.log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
+    return [];
+  }
+}
