@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
 import { createSignInPath } from "../../src/bot/app/auth/console-sessions";
-import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
+import { createChatEscalationMonitor } from "../../src/bot/main/escalation-wiring";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
 import { agentScope } from "../../src/policy/ids";
 import { hashKey } from "../../src/policy/key-hash";
@@ -233,8 +233,11 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
   });
 
   it("lists what is escalating to the signed-in person on the overview, and nothing to others", async () => {
-    clock = new Date(); // a wait's start is the run's row time, which the database stamps
+    clock = new Date();
     h = await createConsoleHarness(provider, now);
+    // A wait's start is the run's row time, which the database stamps: the clock is read after the harness,
+    // whose start takes seconds on a loaded machine, so that 61 s on is past the 60 s delay.
+    clock = new Date();
     const agent = (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!;
     const created = await createRunForAgent(h.ctx, {
       agent,
@@ -251,7 +254,7 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     expect(fromHtml((await bob.get("/")).body)).toContain("No active escalations.");
     clock = new Date(clock.getTime() + 61_000);
     const slack = recordingPlatform("slack");
-    await createEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
+    await createChatEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
     const seen = fromHtml((await bob.get("/")).body);
     expect(seen).toMatch(/approval stale-1 \(ops-agent\) · level 1, waiting since /);
     const mia = h.browser();

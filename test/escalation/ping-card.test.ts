@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cardMessage as discordMessage } from "../../src/adapters/discord/render";
 import { cardBlocks } from "../../src/adapters/slack/render";
 import { cardMessage as telegramMessage } from "../../src/adapters/telegram/render";
-import { pingCard, settledPingCard } from "../../src/bot/app/escalation/ping-card";
+import { pingCard, settledPingCard } from "../../src/bot/surfaces/chat/ping-card";
 
 // Agent-supplied text (an operation, a pause reason) is data on a ping as on an approval card.
 const hostile = "<!channel> *bold* [x](https://evil.example) <b>tag</b> @everyone";

@@ -1,4 +1,4 @@
-import { createEscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
+import { createChatEscalationMonitor } from "../../src/bot/main/escalation-wiring";
 import { runKey } from "../../src/policy/ids";
 import { type ChatHarness, OPS_AGENT_KEY } from "./chat-harness";
 import { KEYS } from "./harness";
@@ -89,7 +89,10 @@ export async function runSnapshot(h: ChatHarness, id: string) {
  */
 export function chatMonitor(h: ChatHarness, aheadMs = 4 * 3_600_000 + 60_000) {
   const ctx = { ...h.ctx, now: () => new Date(Date.now() + aheadMs) };
-  return createEscalationMonitor(ctx, { publishers: h.chat.publishers, publicUrl: "https://holdfast.example.test" });
+  return createChatEscalationMonitor(ctx, {
+    publishers: h.chat.publishers,
+    publicUrl: "https://holdfast.example.test",
+  });
 }
 
 /** The ping cards posted for the escalations of run `id`. */

@@ -1,9 +1,10 @@
 import pino from "pino";
 import type { HandlerContext } from "../../src/bot/app/context";
-import { createEscalationMonitor, type EscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
+import type { EscalationMonitor } from "../../src/bot/app/escalation/monitor-tick";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { type EscalationBlock, resolveEscalation } from "../../src/bot/main/config/escalation-config";
+import { createChatEscalationMonitor } from "../../src/bot/main/escalation-wiring";
 import type { Card, CardPublisher, ChatRef, Platform } from "../../src/bot/surfaces/chat/types";
 import { agentScope } from "../../src/policy/ids";
 import { createRun } from "../../src/store/approvals/runs";
@@ -99,7 +100,7 @@ export async function createEscalationHarness(provider: Provider, start: Date): 
       events.on("escalation.sent", (level) => seen.push(["sent", level]));
       events.on("escalation.suppressed", (reason) => seen.push(["suppressed", reason]));
       const ctx: HandlerContext = { store, log: pino({ level: "silent" }), now: () => new Date(now), events };
-      const monitor = createEscalationMonitor(ctx, { publishers: { slack, telegram }, publicUrl: PUBLIC_URL });
+      const monitor = createChatEscalationMonitor(ctx, { publishers: { slack, telegram }, publicUrl: PUBLIC_URL });
       const proc = { ctx, monitor, events: seen, close: () => store.close() };
       processes.push(proc);
       return proc;

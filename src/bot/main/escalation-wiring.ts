@@ -1,6 +1,7 @@
 import { startMonitorQueue } from "../../queue/monitor";
 import type { HandlerContext } from "../app/context";
 import { createEscalationMonitor, type EscalationMonitor } from "../app/escalation/monitor-tick";
+import { chatPings } from "../surfaces/chat/ping-card";
 import type { CardPublisher, Platform } from "../surfaces/chat/types";
 
 export interface EscalationWiringOptions {
@@ -16,6 +17,13 @@ export interface EscalationWiring {
   stop(): Promise<void>;
 }
 
+/** The monitor pinging through the chat surface: its publishers post the chat surface's ping cards. */
+export const createChatEscalationMonitor = (
+  ctx: HandlerContext,
+  options: Pick<EscalationWiringOptions, "publishers" | "publicUrl">,
+): EscalationMonitor =>
+  createEscalationMonitor(ctx, { publishers: options.publishers, render: chatPings(options.publicUrl) });
+
 /** Changes that come together (a release, a burst of decisions) are looked at in one tick. */
 const HINT_DELAY_MS = 250;
 
@@ -24,7 +32,7 @@ export async function startEscalations(
   ctx: HandlerContext,
   options: EscalationWiringOptions,
 ): Promise<EscalationWiring> {
-  const monitor = createEscalationMonitor(ctx, options);
+  const monitor = createChatEscalationMonitor(ctx, options);
   const queue = await startMonitorQueue({
     redisUrl: options.redisUrl,
     prefix: options.prefix,

@@ -169,3 +169,8 @@ export async function findPacketVersion(
     select: { packet: true, digest: true },
   });
 }
+
+/** How many of an agent's runs wait for a decision (what a paused agent's ping counts). */
+export async function countWaitingRuns(db: Db, agentId: string): Promise<number> {
+  return db.run.count({ where: { agentId, state: "waiting" } });
+}

@@ -1,5 +1,4 @@
 import type { Db } from "../connection/client";
-import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** What an approval card says now: still open for clicks, or settled with an outcome. */
 export type CardShows = "open" | "approved" | "denied" | "expired" | "superseded";
@@ -28,32 +27,6 @@ const toCard = (row: CardRow): StoredCard => ({
   shows: row.shows as CardShows,
   createdAt: row.createdAt,
 });
-
-/**
- * Claims the right to post one card for (run, version, platform, channel). Returns the claim's id, or null
- * when that card is already claimed (posted, or being posted by someone else), so it is never posted twice.
- */
-export async function claimCard(
-  db: Db,
-  card: { runId: string; version: number; platform: string; channelId: string },
-): Promise<number | null> {
-  try {
-    const row = await db.chatCard.create({ data: { ...card, shows: "open" } });
-    return row.id;
-  } catch (error) {
-    if (isUniqueViolation(error)) return null;
-    throw error;
-  }
-}
-
-export async function recordPostedCard(db: Db, id: number, messageId: string): Promise<void> {
-  await db.chatCard.update({ where: { id }, data: { messageId } });
-}
-
-/** A post that failed gives its claim back, so a later sync may try again. */
-export async function releaseCardClaim(db: Db, id: number): Promise<void> {
-  await db.chatCard.deleteMany({ where: { id, messageId: null } });
-}
 
 export async function listRunCards(db: Db, runId: string): Promise<StoredCard[]> {
   const rows = await db.chatCard.findMany({ where: { runId }, orderBy: { id: "asc" } });

@@ -1,5 +1,4 @@
 import type { Db } from "../connection/client";
-import { isUniqueViolation } from "../connection/prisma-errors";
 
 /** A ping card in a chat: claimed (messageId null) before the post, so a retry never posts it twice. */
 export interface StoredPingCard {
@@ -9,34 +8,6 @@ export interface StoredPingCard {
   channelId: string;
   messageId: string | null;
   content: unknown;
-}
-
-export interface PingCardKey {
-  escalationId: string;
-  level: number;
-  repeat: number;
-  platform: string;
-  channelId: string;
-}
-
-/** The claim's id, or null when this card of this step is claimed already. */
-export async function claimPingCard(db: Db, key: PingCardKey, content: unknown): Promise<number | null> {
-  try {
-    const row = await db.escalationCard.create({ data: { ...key, content: JSON.stringify(content) } });
-    return row.id;
-  } catch (error) {
-    if (isUniqueViolation(error)) return null;
-    throw error;
-  }
-}
-
-export async function recordPostedPingCard(db: Db, id: number, messageId: string): Promise<void> {
-  await db.escalationCard.update({ where: { id }, data: { messageId } });
-}
-
-/** A post that failed gives its claim back. */
-export async function releasePingCardClaim(db: Db, id: number): Promise<void> {
-  await db.escalationCard.deleteMany({ where: { id, messageId: null } });
 }
 
 /** The posted cards of an escalation that still show it open. */

@@ -1,6 +1,7 @@
 import { managedAgents, seesEscalation, standingToward } from "../../../policy/access";
 import type { EscalationState } from "../../../policy/escalation";
 import { runName } from "../../../policy/ids";
+import { findChatButton } from "../../../store/chat/buttons";
 import type { KnownUser } from "../../../store/directory/directory";
 import { findAgentById } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
@@ -131,4 +132,20 @@ export async function takeOver(ctx: HandlerContext, user: KnownUser, id: string)
   if (outcome === "not_waiting") return { kind: "not_waiting" };
   if (outcome === "assigned") ctx.events.emit("run.changed", found.subject);
   return { kind: outcome, runId: runName(found.tenantId, found.subject), version: found.itemVersion };
+}
+
+/**
+ * The escalation a ping's button names, when `user` may click it for `action`; null for a made-up token, a
+ * button of another action, and another tenant's button (as unknown as a made-up one).
+ */
+export async function escalationOfButton(
+  ctx: HandlerContext,
+  user: KnownUser,
+  token: string,
+  action: string,
+): Promise<string | null> {
+  const button = await findChatButton(ctx.store.db, token);
+  const id = button?.payload.escalationId;
+  if (!button || button.tenantId !== user.tenantId || button.action !== action || typeof id !== "string") return null;
+  return id;
 }

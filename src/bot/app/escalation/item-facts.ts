@@ -1,22 +1,47 @@
 import { agentScope, runName } from "../../../policy/ids";
-import { findRun } from "../../../store/approvals/runs";
+import { countWaitingRuns, findRun } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
 import { readControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
 import type { StoredEscalation } from "../../../store/escalations/records";
-import { countHeldWork } from "../../../store/held/counts";
+import { countHeldWork, type HeldCounts } from "../../../store/held/counts";
 import { findOutboxItem } from "../../../store/outbox/marks";
-import { shortDigest } from "../../surfaces/chat/approval-card";
-import { when } from "../../surfaces/chat/words";
+import type { OutboxItem } from "../../../store/outbox/types";
 
-/** What a ping says about its item: what waits, on whom, and where to open it (a path under the public URL). */
-export interface ItemFacts {
-  what: string;
-  onWhom: string[];
-  fields: Array<{ label: string; value: string }>;
-  openPath: string;
-}
+/**
+ * What a ping says about its item, as data: the chat surface puts it into words (surfaces/chat/ping-card.ts).
+ * People are named; runs carry the name the API gives them.
+ */
+export type ItemFacts =
+  | {
+      kind: "approval";
+      run: string;
+      operation: string;
+      version: number;
+      digest: string;
+      reviewers: string[];
+    }
+  | {
+      kind: "paused";
+      agent: string;
+      reason: string | null;
+      principal: string[];
+      waitingRuns: number;
+      held: Pick<HeldCounts, "occurrences" | "inboundEvents" | "outboxActions" | "needsReview">;
+    }
+  | {
+      kind: "review" | "delivery";
+      agent: string;
+      principal: string[];
+      outbox: Pick<
+        OutboxItem,
+        "id" | "state" | "digest" | "destination" | "attempts" | "lastAttemptAt" | "lastResult" | "nextAttemptAt"
+      >;
+      /** The approved run (its API name) and who approved it; null for a delivery without a run. */
+      run: string | null;
+      approver: string | null;
+    };
 
 type Item = Pick<StoredEscalation, "kind" | "subject" | "tenantId">;
 
@@ -25,88 +50,55 @@ const names = async (db: Db, ids: readonly string[]) => {
   return ids.map((id) => map.get(id) ?? id);
 };
 
+const principalOf = (db: Db, agent: KnownAgent) => names(db, agent.principalId ? [agent.principalId] : []);
+
 /** Reads the item's facts now; null when it no longer exists. Agent-supplied values are escaped by the adapters. */
 export async function itemFacts(db: Db, item: Item, agent: KnownAgent): Promise<ItemFacts | null> {
   switch (item.kind) {
     case "approval": {
       const run = await findRun(db, item.subject);
       if (!run) return null;
-      const id = runName(run.tenantId, run.id);
-      return {
-        what: `Approval of ${run.operation} (run ${id}, version ${run.version})`,
-        onWhom: await names(db, run.reviewers),
-        fields: [
-          { label: "Run", value: id },
-          { label: "Operation", value: run.operation },
-          { label: "Digest", value: shortDigest(run.digest) },
-        ],
-        openPath: `/approvals#${encodeURIComponent(id)}`, // the console's approval, with its packet and buttons
-      };
+      const { operation, version, digest } = run;
+      const reviewers = await names(db, run.reviewers);
+      return { kind: "approval", run: runName(run.tenantId, run.id), operation, version, digest, reviewers };
     }
     case "paused": {
       const control = await readControl(db, agentScope(agent.id));
       if (!control) return null;
       const held = await countHeldWork(db, agent.id);
-      const waiting = await db.run.count({ where: { agentId: agent.id, state: "waiting" } });
-      return {
-        what: `Agent ${agent.name} is paused${control.reason ? ` (${control.reason})` : ""}`,
-        onWhom: await names(db, agent.principalId ? [agent.principalId] : []),
-        fields: [
-          { label: "Waiting runs", value: String(waiting) },
-          { label: "Held triggers", value: String(held.occurrences) },
-          { label: "Held events", value: String(held.inboundEvents) },
-          { label: "Held actions", value: String(held.outboxActions) },
-          { label: "Needs review", value: String(held.needsReview) },
-        ],
-        openPath: `/agents/${encodeURIComponent(agent.name)}`, // the console's agent page: its hold and held work
-      };
+      const waitingRuns = await countWaitingRuns(db, agent.id);
+      const principal = await principalOf(db, agent);
+      return { kind: "paused", agent: agent.name, reason: control.reason, principal, waitingRuns, held };
     }
     case "review":
-    case "delivery":
-      return outboxFacts(db, item, agent);
+    case "delivery": {
+      const outbox = await findOutboxItem(db, item.subject);
+      if (!outbox) return null;
+      const run = outbox.runId ? await findRun(db, outbox.runId) : null;
+      const approver = run?.decidedBy ? (await names(db, [run.decidedBy]))[0]! : null;
+      const principal = await principalOf(db, agent);
+      const runId = run && runName(run.tenantId, run.id);
+      return { kind: item.kind, agent: agent.name, principal, outbox, run: runId, approver };
+    }
   }
 }
 
-async function outboxFacts(db: Db, item: Item, agent: KnownAgent): Promise<ItemFacts | null> {
-  const outbox = await findOutboxItem(db, item.subject);
-  if (!outbox) return null;
-  const run = outbox.runId ? await findRun(db, outbox.runId) : null;
-  const approver = run?.decidedBy ? (await names(db, [run.decidedBy]))[0]! : "none";
-  const principal = await names(db, agent.principalId ? [agent.principalId] : []);
-  const known = `${outbox.lastAttemptAt ? when(outbox.lastAttemptAt) : "never attempted"}: ${outbox.lastResult ?? "no result"}`;
-  const review = item.kind === "review";
-  return {
-    what: review ? `Delivery ${outbox.id} needs review` : `Delivery ${outbox.id} is not delivered (${outbox.state})`,
-    onWhom: principal,
-    fields: [
-      // Intended: what was approved; known: what the last attempt saw; next: what each resolution does.
-      {
-        label: "Intended",
-        value: `${outbox.digest ? shortDigest(outbox.digest) : "no digest"}, run ${run ? runName(run.tenantId, run.id) : "none"}, approved by ${approver}`,
-      },
-      { label: "Known", value: `${known}; to ${outbox.destination}; key ${outbox.id}` },
-      {
-        label: "Next",
-        value: review
-          ? "delivered: mark done, nothing sent; retry: send again with the same key; abandon: never send"
-          : `attempt ${outbox.attempts + 1} at ${when(outbox.nextAttemptAt)}`,
-      },
-    ],
-    openPath: review ? "/review" : `/agents/${encodeURIComponent(agent.name)}`, // the console: three facts, or held work
-  };
-}
+/** How an escalation's item ended, as data: the chat surface words it into the settled card's footer. */
+export type Resolution =
+  | { kind: "run_gone" | "paused_over" | "delivery_gone" }
+  | { kind: "superseded"; version: number }
+  | { kind: "decided"; state: string; by: string | null; at: Date | null }
+  | { kind: "delivery"; state: string };
 
-/** The settled card's footer: how the item ended, e.g. "Resolved: approved by rita at 2026-12-03 10:00 UTC". */
-export async function resolutionText(db: Db, item: Item & { itemVersion: number }, now: Date): Promise<string> {
+export async function resolutionOf(db: Db, item: Item & { itemVersion: number }): Promise<Resolution> {
   if (item.kind === "approval") {
     const run = await findRun(db, item.subject);
-    if (!run) return `Resolved: the run no longer exists (${when(now)})`;
-    if (run.state === "waiting") return `Resolved: superseded by version ${run.version} at ${when(now)}`;
-    const by = run.decidedBy ? ` by ${(await names(db, [run.decidedBy]))[0]}` : "";
-    return `Resolved: ${run.state}${by} at ${when(run.decidedAt ?? now)}`;
+    if (!run) return { kind: "run_gone" };
+    if (run.state === "waiting") return { kind: "superseded", version: run.version };
+    const by = run.decidedBy ? (await names(db, [run.decidedBy]))[0]! : null;
+    return { kind: "decided", state: run.state, by, at: run.decidedAt };
   }
-  if (item.kind === "paused") return `Resolved: the agent runs again or has nothing waiting (${when(now)})`;
+  if (item.kind === "paused") return { kind: "paused_over" };
   const outbox = await findOutboxItem(db, item.subject);
-  if (!outbox) return `Resolved: the delivery no longer exists (${when(now)})`;
-  return `Resolved: ${outbox.state.toLowerCase().replace("_", " ")} at ${when(now)}`;
+  return outbox ? { kind: "delivery", state: outbox.state } : { kind: "delivery_gone" };
 }

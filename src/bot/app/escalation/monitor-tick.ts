@@ -12,9 +12,10 @@ import {
   type StoredEscalation,
 } from "../../../store/escalations/records";
 import { listWaits, type Wait } from "../../../store/escalations/stale-waits";
-import { rememberDirectChannels } from "../../surfaces/chat/card-targets";
+import { rememberDirectChannels } from "../cards/card-targets";
 import type { HandlerContext } from "../context";
-import { type PingDeps, sendPing } from "./send-ping";
+import type { PingDeps } from "./ports";
+import { sendPing } from "./send-ping";
 import { settleEscalation, settlePingCards } from "./settle";
 
 export interface EscalationMonitor {
@@ -27,9 +28,8 @@ export interface EscalationMonitor {
  * ledger, acknowledgements), and every write is conditional (start, step, resolve), so any number of
  * processes may tick at once, after any restart or Redis loss, and each level still pings once.
  */
-export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): EscalationMonitor {
-  const publishers = rememberDirectChannels(deps.publishers);
-  const ping = { ...deps, publishers };
+export function createEscalationMonitor<C>(ctx: HandlerContext, deps: PingDeps<C>): EscalationMonitor {
+  const ping: PingDeps<C> = { ...deps, publishers: rememberDirectChannels(deps.publishers) };
   const { db } = ctx.store;
 
   async function startDue(waits: Wait[], activeKeys: Set<string>, agentOf: (id: string) => Promise<KnownAgent | null>) {
@@ -63,7 +63,7 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
     for (const escalation of await listActiveEscalations(db)) {
       const wait = byKey.get(escalation.itemKey);
       if (wait && wait.itemVersion === escalation.itemVersion) live.push(escalation);
-      else await settleEscalation(ctx, publishers, escalation);
+      else await settleEscalation(ctx, ping, escalation);
     }
     live.push(...(await startDue(waits, new Set(live.map((e) => e.itemKey)), agentOf)));
     const ledgers = await listSteps(
@@ -86,7 +86,7 @@ export function createEscalationMonitor(ctx: HandlerContext, deps: PingDeps): Es
     // Cards of escalations resolved elsewhere whose edit failed or was cut off by a crash.
     for (const id of await listResolvedWithOpenCards(db)) {
       const escalation = await findEscalation(db, id);
-      if (escalation?.resolution) await settlePingCards(ctx, publishers, id, escalation.resolution);
+      if (escalation?.resolution) await settlePingCards(ctx, ping, id, escalation.resolution);
     }
   }
 

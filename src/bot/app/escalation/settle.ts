@@ -1,47 +1,34 @@
 import { listOpenPingCards, markPingCardResolved } from "../../../store/escalations/cards";
 import { resolveEscalation } from "../../../store/escalations/ledger";
 import type { StoredEscalation } from "../../../store/escalations/records";
-import type { Card, CardPublisher, Platform } from "../../surfaces/chat/types";
+import type { CardPlatform } from "../cards/ports";
+import { settlePostedCard } from "../cards/post-card";
 import type { HandlerContext } from "../context";
-import { resolutionText } from "./item-facts";
-import { settledPingCard } from "./ping-card";
-
-type Publishers = Partial<Record<Platform, CardPublisher>>;
+import { resolutionOf } from "./item-facts";
+import type { PingDeps } from "./ports";
 
 /** Resolves an escalation whose item no longer waits, then edits its cards (only the resolving process does). */
-export async function settleEscalation(ctx: HandlerContext, publishers: Publishers, escalation: StoredEscalation) {
-  const { db } = ctx.store;
+export async function settleEscalation<C>(ctx: HandlerContext, deps: PingDeps<C>, escalation: StoredEscalation) {
   const now = ctx.now();
-  const footer = await resolutionText(db, escalation, now);
+  const footer = deps.render.resolution(await resolutionOf(ctx.store.db, escalation), now);
   if (await resolveEscalation(ctx.store, escalation, footer, now))
-    await settlePingCards(ctx, publishers, escalation.id, footer);
+    await settlePingCards(ctx, deps, escalation.id, footer);
 }
 
 /**
  * Every open card of a resolved escalation shows its outcome and loses its buttons, like approval cards. A
  * card is marked first (one editor wins); a failed edit marks it open again, so the next tick retries.
  */
-export async function settlePingCards(
-  ctx: HandlerContext,
-  publishers: Publishers,
-  escalationId: string,
-  footer: string,
-) {
+export async function settlePingCards<C>(ctx: HandlerContext, deps: PingDeps<C>, escalationId: string, footer: string) {
   const { db } = ctx.store;
   for (const card of await listOpenPingCards(db, escalationId)) {
-    const publisher = publishers[card.platform as Platform];
-    if (!publisher || !(await markPingCardResolved(db, card.id, true))) continue;
-    try {
-      await publisher.edit(
-        { channelId: card.channelId, messageId: card.messageId! },
-        settledPingCard(card.content as Card, footer),
-      );
-    } catch (error) {
-      await markPingCardResolved(db, card.id, false);
-      ctx.log.warn(
-        { escalation: escalationId, err: (error as Error).message },
-        "ping card not edited; the next tick retries",
-      );
-    }
+    await settlePostedCard(
+      deps.publishers[card.platform as CardPlatform],
+      { channelId: card.channelId, messageId: card.messageId! },
+      (settled) => markPingCardResolved(db, card.id, settled),
+      async () => deps.render.settled(card.content as C, footer),
+    ).catch((error: Error) =>
+      ctx.log.warn({ escalation: escalationId, err: error.message }, "ping card not edited; the next tick retries"),
+    );
   }
 }

@@ -1,20 +1,16 @@
-import { findDeciding } from "../../../store/approvals/decisions";
-import { findPacketVersion, findRun, listWaitingDeadlines, type RunRecord } from "../../../store/approvals/runs";
-import { createChatButtons, newButtonId } from "../../../store/chat/buttons";
 import {
-  claimCard,
-  listRunCards,
-  listRunsWithOpenCards,
-  markCardShows,
-  recordPostedCard,
-  releaseCardClaim,
-  type StoredCard,
-} from "../../../store/chat/cards";
-import { findAgentById, userName } from "../../../store/directory/directory";
+  type ApprovalButtons,
+  postApprovalCards,
+  type RunCards,
+  readRunCards,
+  runsToSyncAtStart,
+  runsWithOpenCards,
+  settleApprovalCard,
+} from "../../app/cards/approval-cards";
+import { rememberDirectChannels } from "../../app/cards/card-targets";
+import type { CardPlatform } from "../../app/cards/ports";
 import type { HandlerContext } from "../../app/context";
-import type { KnownAgent } from "../../app/records";
-import { type ApprovalTokens, approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
-import { cardTargets, rememberDirectChannels, reviewChannelsOf } from "./card-targets";
+import { approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
 import type { CardPublisher, Platform } from "./types";
 
 export interface CardSync {
@@ -27,19 +23,12 @@ export interface CardSync {
 
 type Publishers = Partial<Record<Platform, CardPublisher>>;
 
-/**
- * A claim still without a message after this long was left by a crash between claim and post; it is given
- * back so the card gets posted. (Should the post have gone out after all, rita sees two cards; both decide
- * the same packet version, and a second card beats none.)
- */
-const ABANDONED_CLAIM_MS = 60_000;
+// The app names the platforms a card can go to itself (app/cards/ports.ts); a platform added to `Platform` but
+// not there would get no cards, so the two lists must stay the same.
+const SAME_PLATFORMS: [Platform] extends [CardPlatform] ? ([CardPlatform] extends [Platform] ? true : never) : never =
+  true;
+void SAME_PLATFORMS;
 
-/**
- * Keeps the approval cards a view of the durable run (design.md section 5). `run.changed` is only a hint:
- * each sync re-reads the run and its cards, posts the open request's cards that are missing, and settles
- * every card whose version was decided, expired or superseded. Syncs of one run are queued one after the
- * other in this process; across processes, card claims and conditional marks keep each post and edit single.
- */
 export interface CardSyncOptions {
   /**
    * How often runs with an open card are looked at again, to make up for a missed event or a failed edit.
@@ -48,126 +37,85 @@ export interface CardSyncOptions {
   sweepMs?: number;
 }
 
+/**
+ * Keeps the approval cards a view of the durable run (design.md section 5). `run.changed` is only a hint:
+ * each sync re-reads the run and its cards, posts the open request's cards that are missing, and settles
+ * every card whose version was decided, expired or superseded. Syncs of one run are queued one after the
+ * other in this process; across processes, card claims and conditional marks keep each post and edit single.
+ */
 export function startCardSync(ctx: HandlerContext, platforms: Publishers, options: CardSyncOptions = {}): CardSync {
   const publishers = rememberDirectChannels(platforms);
-  const queues = new Map<string, Promise<void>>();
-  const { db } = ctx.store;
+  const sync = queuedPerRun(ctx, (runId) => syncRun(ctx, publishers, runId));
+  const onChanged = (runId: string) => void sync(runId);
+  ctx.events.on("run.changed", onChanged);
+  const stopSweep = startSweep(ctx, sync, options.sweepMs ?? 60_000);
+  return {
+    sync,
+    async syncAll() {
+      for (const runId of await runsToSyncAtStart(ctx)) await sync(runId);
+    },
+    stop() {
+      stopSweep();
+      ctx.events.off("run.changed", onChanged);
+    },
+  };
+}
 
-  const sync = (runId: string): Promise<void> => {
+/** Runs `syncOne` for a run after the run's earlier syncs in this process; a failure is logged, never thrown. */
+function queuedPerRun(ctx: HandlerContext, syncOne: (runId: string) => Promise<void>) {
+  const queues = new Map<string, Promise<void>>();
+  return (runId: string): Promise<void> => {
     const next = (queues.get(runId) ?? Promise.resolve())
-      .then(() => syncRun(runId))
+      .then(() => syncOne(runId))
       .catch((error: Error) => ctx.log.warn({ run: runId, err: error.message }, "card sync failed"));
     queues.set(runId, next);
     void next.finally(() => queues.get(runId) === next && queues.delete(runId));
     return next;
   };
+}
 
-  async function syncRun(runId: string): Promise<void> {
-    if (Object.keys(publishers).length === 0) return; // no chat platform: nothing to show anywhere
-    const run = await findRun(db, runId);
-    const agent = run && (await findAgentById(db, run.agentId));
-    if (!run || !agent) return;
-    const cards = await listRunCards(db, runId);
-    const deciding = run.state === "waiting" ? null : await findDeciding(db, runId);
-    for (const card of cards) {
-      if (!card.messageId && ctx.now().getTime() - card.createdAt.getTime() > ABANDONED_CLAIM_MS) {
-        await releaseCardClaim(db, card.id);
-        continue;
-      }
-      const shows = card.shows === "open" ? cardOutcome(run, card.version, deciding?.version ?? null) : null;
-      if (shows && card.messageId) {
-        const decision = deciding && { by: await userName(db, deciding.actorId), at: deciding.at };
-        const newest = run.state === "waiting" ? run.version : (deciding?.version ?? run.version);
-        await settle(run, agent, card, shows, outcomeFooter(shows, newest, decision)).catch((error: Error) =>
-          ctx.log.warn(
-            { run: runId, card: card.id, err: error.message },
-            "approval card not edited; the next sync retries",
-          ),
-        );
-      }
-    }
-    if (run.state === "waiting") await postMissing(run, agent);
-  }
-
-  async function settle(
-    run: RunRecord,
-    agent: KnownAgent,
-    card: StoredCard,
-    shows: StoredCard["shows"],
-    footer: string,
-  ) {
-    const publisher = publishers[card.platform as Platform];
-    if (!publisher || !(await markCardShows(db, card.id, "open", shows))) return;
-    // The card keeps showing its own version's packet and digest, whatever the run is at now.
-    const shown = (await findPacketVersion(db, run.id, card.version)) ?? run;
-    const cardRun = { ...run, version: card.version, packet: shown.packet, digest: shown.digest };
-    const settled = approvalCard(cardRun, agent.name, ctx.now(), null, footer);
-    try {
-      await publisher.edit({ channelId: card.channelId, messageId: card.messageId! }, settled);
-    } catch (error) {
-      // Shown as open again, so the next sync retries the edit.
-      await markCardShows(db, card.id, shows, "open");
-      throw error;
-    }
-  }
-
-  async function postMissing(run: RunRecord, agent: KnownAgent) {
-    const targets = await cardTargets(db, reviewChannelsOf(agent), run.reviewers, publishers, (platform, user, error) =>
-      ctx.log.warn({ run: run.id, platform, user, err: error.message }, "cannot open a DM for an approval card"),
-    );
-    let tokens: ApprovalTokens | undefined;
-    for (const target of targets) {
-      const claim = await claimCard(db, { runId: run.id, version: run.version, ...target });
-      if (claim === null) continue;
-      tokens ??= await bindButtons(run);
-      try {
-        const ref = await publishers[target.platform]!.post(
-          target.channelId,
-          approvalCard(run, agent.name, ctx.now(), tokens),
-        );
-        await recordPostedCard(db, claim, ref.messageId);
-      } catch (error) {
-        await releaseCardClaim(db, claim);
-        ctx.log.warn({ run: run.id, ...target, err: (error as Error).message }, "approval card not posted");
-      }
-    }
-  }
-
-  /** The buttons of one packet version, bound to the run, the version and the FULL digest. */
-  async function bindButtons(run: RunRecord): Promise<ApprovalTokens> {
-    const tokens = { approve: newButtonId(), deny: newButtonId() };
-    const base = { tenantId: run.tenantId, agentId: run.agentId, requestedBy: null };
-    const payload = { runId: run.id, version: run.version, digest: run.digest };
-    await createChatButtons(db, [
-      { ...base, id: tokens.approve, action: "run.approve", payload },
-      { ...base, id: tokens.deny, action: "run.deny", payload },
-    ]);
-    return tokens;
-  }
-
-  const onChanged = (runId: string) => void sync(runId);
-  ctx.events.on("run.changed", onChanged);
-  const sweepMs = options.sweepMs ?? 60_000;
+/** Every `sweepMs`, the runs with an open card are synced again; returns what stops it. */
+function startSweep(ctx: HandlerContext, sync: (runId: string) => Promise<void>, sweepMs: number): () => void {
+  if (sweepMs <= 0) return () => {};
   const sweep = async () => {
-    for (const runId of await listRunsWithOpenCards(db)) await sync(runId);
+    for (const runId of await runsWithOpenCards(ctx)) await sync(runId);
   };
-  const timer =
-    sweepMs > 0
-      ? setInterval(
-          () => void sweep().catch((error: Error) => ctx.log.warn({ err: error.message }, "card sweep failed")),
-          sweepMs,
-        )
-      : undefined;
-  timer?.unref();
-  return {
-    sync,
-    async syncAll() {
-      const waiting = (await listWaitingDeadlines(db)).map((r) => r.id);
-      for (const runId of new Set([...waiting, ...(await listRunsWithOpenCards(db))])) await sync(runId);
-    },
-    stop() {
-      clearInterval(timer);
-      ctx.events.off("run.changed", onChanged);
-    },
-  };
+  const timer = setInterval(
+    () => void sweep().catch((error: Error) => ctx.log.warn({ err: error.message }, "card sweep failed")),
+    sweepMs,
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** One run: settle each posted card whose version is over, then post the waiting version's missing cards. */
+async function syncRun(ctx: HandlerContext, publishers: Publishers, runId: string): Promise<void> {
+  if (Object.keys(publishers).length === 0) return; // no chat platform: nothing to show anywhere
+  const view = await readRunCards(ctx, runId);
+  if (!view) return;
+  await settleOverCards(ctx, publishers, view);
+  if (view.run.state === "waiting") {
+    const { run, agent } = view;
+    await postApprovalCards(ctx, publishers, view, (buttons: ApprovalButtons) =>
+      approvalCard(run, agent.name, ctx.now(), buttons),
+    );
+  }
+}
+
+async function settleOverCards(ctx: HandlerContext, publishers: Publishers, view: RunCards): Promise<void> {
+  const { run, agent, decision } = view;
+  for (const card of view.cards) {
+    const shows = card.shows === "open" ? cardOutcome(run, card.version, decision?.version ?? null) : null;
+    if (!shows || !card.messageId) continue;
+    const newest = run.state === "waiting" ? run.version : (decision?.version ?? run.version);
+    const footer = outcomeFooter(shows, newest, decision && { by: decision.by, at: decision.at });
+    await settleApprovalCard(ctx, publishers, view, card, shows, (cardRun) =>
+      approvalCard(cardRun, agent.name, ctx.now(), null, footer),
+    ).catch((error: Error) =>
+      ctx.log.warn(
+        { run: run.id, card: card.id, err: error.message },
+        "approval card not edited; the next sync retries",
+      ),
+    );
+  }
 }

@@ -1,6 +1,5 @@
-import { findChatButton } from "../../../store/chat/buttons";
 import type { HandlerContext } from "../../app/context";
-import { acknowledge, takeOver } from "../../app/escalation/escalations";
+import { acknowledge, escalationOfButton, takeOver } from "../../app/escalation/escalations";
 import type { KnownUser } from "../../app/records";
 import type { ChatInteraction, InteractionResult } from "./types";
 import { ackNoteText, takeOverNoteText } from "./words";
@@ -11,12 +10,8 @@ export async function escalationFromChat(
   user: KnownUser,
   click: ChatInteraction,
 ): Promise<InteractionResult> {
-  const button = await findChatButton(ctx.store.db, click.token);
-  const id = button?.payload.escalationId;
-  // Another tenant's button is as unknown as a made-up one.
-  if (!button || button.tenantId !== user.tenantId || button.action !== click.action || typeof id !== "string") {
-    return { note: ackNoteText({ kind: "not_found" }) };
-  }
+  const id = await escalationOfButton(ctx, user, click.token, click.action);
+  if (id === null) return { note: ackNoteText({ kind: "not_found" }) };
   if (click.action === "escalation.ack") return { note: ackNoteText(await acknowledge(ctx, user, id)) };
   return { note: takeOverNoteText(await takeOver(ctx, user, id)) };
 }
