@@ -121,7 +121,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
     };
-    metrics.listen(ctx.events);
+    metrics.listen(ctx);
     const held = await startWork(ctx, { env, directory, redisUrl: redis.url, cleanups });
     const served = await serve(ctx, { options, directory, configFile, redis, metrics, cleanups });
     log.info(

@@ -2,6 +2,7 @@ import { createExpiryScheduler } from "../../queue/expiry";
 import { findRun, listWaitingDeadlines } from "../../store/approvals/runs";
 import { expireRun } from "../app/approvals/expire-run";
 import type { HandlerContext } from "../app/context";
+import { react } from "./reactions";
 
 /**
  * Keeps one expiry job per waiting run: scheduled whenever a run changes, and rebuilt from the database at
@@ -26,25 +27,16 @@ export async function startApprovalScheduling(
     const run = await findRun(ctx.store.db, runId);
     if (run?.state === "waiting" && run.deadline) await scheduler.schedule(run.id, run.deadline, ctx.now());
   };
-  const onChanged = (runId: string) =>
-    void scheduleRun(runId).catch((error: Error) =>
-      ctx.log.warn({ run: runId, err: error.message }, "could not schedule expiry; it is rebuilt at next start"),
-    );
   const scheduleAllWaiting = async () => {
     for (const { id, deadline } of await listWaitingDeadlines(ctx.store.db)) {
       await scheduler.schedule(id, deadline, ctx.now());
     }
   };
-  const onRedisRebuilt = () =>
-    void scheduleAllWaiting().catch((error: Error) =>
-      ctx.log.warn({ err: error.message }, "could not rebuild expiry jobs; they are rebuilt at next start"),
-    );
-  ctx.events.on("run.changed", onChanged);
-  ctx.events.on("redis.rebuilt", onRedisRebuilt);
+  // A failed (re)schedule is rebuilt at the next start, and at the next Redis rebuild.
+  const stopReacting = react(ctx, { expiry: { scheduleRun, rebuild: scheduleAllWaiting } });
   await scheduleAllWaiting();
   return async () => {
-    ctx.events.off("run.changed", onChanged);
-    ctx.events.off("redis.rebuilt", onRedisRebuilt);
+    stopReacting();
     await scheduler.close();
   };
 }

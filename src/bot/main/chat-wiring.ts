@@ -11,6 +11,7 @@ import type { CardPublisher, ChatAdapter, ChatRouter, Platform, RawHttpRoute } f
 import { webPublisher } from "../surfaces/console/web-chat";
 import { registerMessageRoutes } from "../surfaces/http/message-routes";
 import { secretFromEnv } from "./config/secrets";
+import { react } from "./reactions";
 
 export interface ChatWiringOptions {
   /** The process environment (a parameter, so tests pass their own). */
@@ -94,7 +95,9 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
   registerMessageRoutes(http, ctx, { ...publishers, web: webPublisher(ctx) });
   const started: ChatAdapter[] = [];
   const cards = startCardSync(ctx, publishers);
+  const stopReacting = react(ctx, { cards });
   const stop = async () => {
+    stopReacting();
     cards.stop();
     for (const adapter of started.splice(0)) await adapter.stop().catch(() => {});
   };

@@ -3,6 +3,7 @@ import type { HandlerContext } from "../app/context";
 import { createEscalationMonitor, type EscalationMonitor } from "../app/escalation/monitor-tick";
 import { chatPings } from "../surfaces/chat/ping-card";
 import type { CardPublisher, Platform } from "../surfaces/chat/types";
+import { react } from "./reactions";
 
 export interface EscalationWiringOptions {
   publishers: Partial<Record<Platform, CardPublisher>>;
@@ -40,31 +41,22 @@ export async function startEscalations(
     everyMs: options.everyMs,
     onTick: () => monitor.tick(),
   });
-  const onRebuilt = () =>
-    void queue
-      .ensureScheduled()
-      .catch((error: Error) =>
-        ctx.log.warn({ err: error.message }, "could not set the monitor's scheduler again; it is set at next start"),
-      );
-  ctx.events.on("redis.rebuilt", onRebuilt);
   // A decision, a resume or a reconcile is a hint to look soon, so a resolved item's pings are settled within
   // a moment rather than at the next scheduled tick. Only a hint: the tick reads everything from the database.
   let soon: NodeJS.Timeout | undefined;
-  const onChange = () => {
+  const lookSoon = () => {
     soon ??= setTimeout(() => {
       soon = undefined;
       void monitor.tick().catch((error: Error) => ctx.log.warn({ err: error.message }, "monitor tick failed"));
     }, HINT_DELAY_MS);
   };
-  ctx.events.on("run.changed", onChange);
-  ctx.events.on("control.changed", onChange);
+  // A scheduler not set again after a Redis loss is set at the next start.
+  const stopReacting = react(ctx, { escalations: { lookSoon, scheduleAgain: () => queue.ensureScheduled() } });
   return {
     monitor,
     async stop() {
       clearTimeout(soon);
-      ctx.events.off("redis.rebuilt", onRebuilt);
-      ctx.events.off("run.changed", onChange);
-      ctx.events.off("control.changed", onChange);
+      stopReacting();
       await queue.close();
     },
   };

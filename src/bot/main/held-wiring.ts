@@ -7,6 +7,7 @@ import { findAgentById } from "../../store/directory/directory";
 import type { HandlerContext } from "../app/context";
 import { resumeAgent } from "../app/control/resume";
 import { resumeTenant } from "../app/control/tenant-control";
+import { react } from "./reactions";
 
 export type HeldWiringOptions = Omit<HeldRuntimeOptions, "store" | "log" | "now" | "autoResume">;
 
@@ -26,13 +27,16 @@ export async function startHeld(ctx: HandlerContext, options: HeldWiringOptions)
       ctx.events.emit("redis.rebuilt");
     },
   });
-  const quietly = (what: string) => (error: Error) =>
-    ctx.log.warn({ err: error.message, what }, "held wiring step failed");
-  ctx.events.on("trigger.changed", (id) => void runtime.triggerChanged(id).catch(quietly("trigger")));
-  ctx.events.on("release.opened", (id) => void runtime.releaseOpened(id).catch(quietly("release")));
-  ctx.events.on("control.changed", (scope) => void runtime.controlChanged(scope).catch(quietly("control")));
-  ctx.events.on("inbox.received", (agent) => void runtime.eventReceived(agent).catch(quietly("inbox")));
-  ctx.events.on("outbox.planned", () => runtime.delivery.nudge());
+  // For the life of the process, as before: the runtime's stop closes its workers, and a late hint finds them closed.
+  react(ctx, {
+    held: {
+      triggerChanged: (id) => runtime.triggerChanged(id),
+      releaseOpened: (id) => runtime.releaseOpened(id),
+      controlChanged: (scope) => runtime.controlChanged(scope),
+      eventReceived: (agentId) => runtime.eventReceived(agentId),
+      nudgeDelivery: () => runtime.delivery.nudge(),
+    },
+  });
   return runtime;
 }
 

@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { MetricsSink } from "../../../policy/metrics-sink";
 import type { Db } from "../../../store/connection/client";
-import type { HoldfastEvents } from "../../app/events";
+import type { HandlerContext } from "../../app/context";
+import { react } from "../reactions";
 import { countingSink } from "./counters";
 import { registerDatabaseGauges } from "./gauges";
 
@@ -23,7 +24,7 @@ export interface HoldfastMetrics {
   /** What handlers, the delivery loop and the release loop count through (`ctx.metrics`). */
   sink: MetricsSink;
   /** Counts the escalation events of the bot's event bus. */
-  listen(events: HoldfastEvents): void;
+  listen(ctx: Pick<HandlerContext, "events" | "log">): void;
   /** The Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -42,9 +43,10 @@ export function createMetrics(options: MetricsOptions): HoldfastMetrics {
   return {
     registry,
     sink,
-    listen(events) {
-      events.on("escalation.sent", escalations.sent);
-      events.on("escalation.suppressed", escalations.suppressed);
+    listen(ctx) {
+      react(ctx, {
+        metrics: { escalationSent: escalations.sent, escalationSuppressed: escalations.suppressed },
+      });
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

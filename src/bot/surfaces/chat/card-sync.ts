@@ -18,6 +18,8 @@ export interface CardSync {
   sync(runId: string): Promise<void>;
   /** Every run that is waiting or has an open card: makes up for events missed while the bot was down. */
   syncAll(): Promise<void>;
+  /** The `run.changed` reaction (wired by the composition root's reaction table): sync that run soon. */
+  runChanged(runId: string): void;
   stop(): void;
 }
 
@@ -46,18 +48,14 @@ export interface CardSyncOptions {
 export function startCardSync(ctx: HandlerContext, platforms: Publishers, options: CardSyncOptions = {}): CardSync {
   const publishers = rememberDirectChannels(platforms);
   const sync = queuedPerRun(ctx, (runId) => syncRun(ctx, publishers, runId));
-  const onChanged = (runId: string) => void sync(runId);
-  ctx.events.on("run.changed", onChanged);
   const stopSweep = startSweep(ctx, sync, options.sweepMs ?? 60_000);
   return {
     sync,
     async syncAll() {
       for (const runId of await runsToSyncAtStart(ctx)) await sync(runId);
     },
-    stop() {
-      stopSweep();
-      ctx.events.off("run.changed", onChanged);
-    },
+    runChanged: (runId) => void sync(runId),
+    stop: stopSweep,
   };
 }
 
