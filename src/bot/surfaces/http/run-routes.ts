@@ -9,6 +9,7 @@ import { readRun } from "../../app/approvals/read-run";
 import { storedRunId } from "../../app/approvals/run-ids";
 import { savePacket } from "../../app/approvals/save-packet";
 import type { HandlerContext } from "../../app/context";
+import type { KnownAgent } from "../../app/records";
 import { ApiError, decisionStatus } from "./errors";
 import { defineRoute } from "./route";
 
@@ -59,6 +60,25 @@ export function checkPacketSize(packet: unknown): void {
     throw new ApiError("payload_too_large", "the packet is larger than 256 KiB");
 }
 
+/**
+ * A changed packet from the agent, for `POST /v1/runs/:id/packet` and MCP's `update_packet`: the refusals are
+ * the API's, thrown as ApiError (each surface turns them into its own answer).
+ */
+export async function submitPacket(
+  ctx: HandlerContext,
+  agent: KnownAgent,
+  id: string,
+  body: z.infer<typeof PacketBody>,
+) {
+  checkPacketSize(body.packet);
+  const runId = await storedRunId(ctx.store.db, agent.tenantId, id);
+  const result = await savePacket(ctx, { agent, runId, ...body });
+  if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
+  if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
+  if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
+  return { run: result.run, outcome: result.kind };
+}
+
 export function registerRunRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   registerAgentRunRoutes(app, ctx);
   registerRunReadRoutes(app, ctx);
@@ -100,13 +120,8 @@ function registerAgentRunRoutes(app: FastifyInstance, ctx: HandlerContext): void
       bodyLimit: PACKET_ROUTE_BODY_LIMIT,
     },
     async ({ auth: agent, params: { id }, body }) => {
-      checkPacketSize(body.packet);
-      const runId = await storedRunId(ctx.store.db, agent.tenantId, id);
-      const result = await savePacket(ctx, { agent, runId, ...body });
-      if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
-      if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
-      if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
-      return { ...result.run, outcome: result.kind };
+      const { run, outcome } = await submitPacket(ctx, agent, id, body);
+      return { ...run, outcome };
     },
   );
 }

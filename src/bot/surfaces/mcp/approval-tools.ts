@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { agentRunView } from "../../app/approvals/agent-run";
 import { createRunForAgent } from "../../app/approvals/create-run";
-import { storedRunId } from "../../app/approvals/run-ids";
-import { savePacket } from "../../app/approvals/save-packet";
 import { ApiError } from "../http/errors";
-import { CreateRunBody, checkPacketSize, PacketBody, Params as RunParams } from "../http/run-routes";
+import { CreateRunBody, checkPacketSize, PacketBody, Params as RunParams, submitPacket } from "../http/run-routes";
 import { defineTool, type ToolAnswer } from "./tool";
 import { MAX_WAIT_SECONDS, waitForDecision } from "./wait";
 
@@ -79,12 +77,7 @@ export const updatePacket = defineTool({
     "new approval request; decisions on the earlier version become stale. The same packet again changes nothing.",
   schema: UpdatePacketArgs,
   async run({ ctx, agent }, { id, ...body }) {
-    checkPacketSize(body.packet);
-    const runId = await storedRunId(ctx.store.db, agent.tenantId, id);
-    const result = await savePacket(ctx, { agent, runId, ...body });
-    if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
-    if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
-    if (result.kind === "invalid_state") throw new ApiError("invalid_state", "the run is no longer waiting");
-    return runAnswer(result.run, { outcome: result.kind });
+    const { run, outcome } = await submitPacket(ctx, agent, id, body);
+    return runAnswer(run, { outcome });
   },
 });
