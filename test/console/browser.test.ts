@@ -13,7 +13,11 @@ import { KEYS } from "../support/harness";
 // (one database, SQLite: the same flows run on both databases at the handler level, console-http.test.ts).
 // The steps run in order on one page: approve before the pause, then pause, chat, review, resume.
 
-const SHOTS = path.resolve("docs/screenshots");
+// The README's screenshots are refreshed on purpose (HOLDFAST_SCREENSHOTS_DIR=docs/screenshots); an ordinary run
+// writes its pictures to a temporary folder, so `npm test` leaves the checkout as it found it.
+const SHOTS = process.env.HOLDFAST_SCREENSHOTS_DIR
+  ? path.resolve(process.env.HOLDFAST_SCREENSHOTS_DIR)
+  : fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-shots-"));
 const FLAGS = [
   "--no-sandbox",
   "--disable-gpu",
