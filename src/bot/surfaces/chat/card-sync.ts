@@ -48,14 +48,20 @@ export interface CardSyncOptions {
 export function startCardSync(ctx: HandlerContext, platforms: Publishers, options: CardSyncOptions = {}): CardSync {
   const publishers = rememberDirectChannels(platforms);
   const sync = queuedPerRun(ctx, (runId) => syncRun(ctx, publishers, runId));
+  let stopped = false;
   const stopSweep = startSweep(ctx, sync, options.sweepMs ?? 60_000);
   return {
     sync,
     async syncAll() {
       for (const runId of await runsToSyncAtStart(ctx)) await sync(runId);
     },
-    runChanged: (runId) => void sync(runId),
-    stop: stopSweep,
+    runChanged: (runId) => {
+      if (!stopped) void sync(runId);
+    },
+    stop() {
+      stopped = true; // a change after the stop is left to the next start's sync
+      stopSweep();
+    },
   };
 }
 
