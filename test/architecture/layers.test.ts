@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { importCycles, readImportGraph } from "./import-graph";
@@ -55,6 +56,13 @@ describe("layers", () => {
     expect(brokenArrows({ files: graph.files, imports: withStore })).toContain(
       `${surface} (surfaces) -> src/store/index.ts (store)`,
     );
+  });
+
+  test("no surface reaches the store through the context either (it calls a use case)", () => {
+    const reaching = graph.files
+      .filter((file) => layerOf(file) === "surfaces")
+      .filter((file) => /\.store\.(db|sql)\b|\{ db \} = ctx\.store/.test(fs.readFileSync(file, "utf8")));
+    expect(reaching).toEqual([]);
   });
 
   test("no import cycle", () => {

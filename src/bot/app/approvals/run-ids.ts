@@ -1,6 +1,7 @@
 import { runKey } from "../../../policy/ids";
 import { findRun, type RunRecord } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
+import type { HandlerContext } from "../context";
 
 /**
  * The tenant's run with this id, or null. The scoped key is read first; a run stored before ids were
@@ -22,6 +23,6 @@ export const waitedSeconds = (run: RunRecord, now: Date): number =>
   Math.max(0, (now.getTime() - run.updatedAt.getTime()) / 1000);
 
 /** The stored key for a tenant's run id: the scoped key, or the bare id of a run stored before scoping. */
-export async function storedRunId(db: Db, tenantId: string, id: string): Promise<string> {
-  return (await findTenantRun(db, tenantId, id))?.id ?? runKey(tenantId, id);
+export async function storedRunId(ctx: Pick<HandlerContext, "store">, tenantId: string, id: string): Promise<string> {
+  return (await findTenantRun(ctx.store.db, tenantId, id))?.id ?? runKey(tenantId, id);
 }

@@ -1,6 +1,6 @@
 import { RUNNING_CONTROL } from "../../../policy/control";
 import { agentScope, tenantScope } from "../../../policy/ids";
-import { readControl } from "../../../store/control/change";
+import { readControl, type StoredControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlView, type TenantView, tenantView } from "./control-view";
@@ -12,6 +12,13 @@ export async function agentControlView(ctx: HandlerContext, agent: KnownAgent): 
 }
 
 /** The tenant-wide record; a tenant never paused has none yet, and reads as running. */
+/** The tenant's control as the API shows it, from a record the caller already has (after a change). */
+export const tenantControlViewOf = (
+  ctx: HandlerContext,
+  tenantId: string,
+  control: StoredControl,
+): Promise<TenantView> => tenantView(ctx.store.db, tenantId, control);
+
 export async function tenantControlView(ctx: HandlerContext, tenantId: string): Promise<TenantView> {
   const scope = tenantScope(tenantId);
   const control = (await readControl(ctx.store.db, scope)) ?? {

@@ -104,7 +104,7 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
   scope.post("/approvals/decide", async (request, reply) => {
     const session = request.consoleSession!;
     const form = formOf(request, session, DecideForm);
-    const runId = await storedRunId(ctx.store.db, session.user.tenantId, form.run);
+    const runId = await storedRunId(ctx, session.user.tenantId, form.run);
     const outcome = await decideRun(ctx, {
       runId,
       eventId: form.eventId,

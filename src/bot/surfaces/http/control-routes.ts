@@ -2,8 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseUntil } from "../../../policy/until";
 import type { HandlerContext } from "../../app/context";
-import { agentControlView, tenantControlView } from "../../app/control/control-read";
-import { tenantView } from "../../app/control/control-view";
+import { agentControlView, tenantControlView, tenantControlViewOf } from "../../app/control/control-read";
 import { pauseAgent } from "../../app/control/pause";
 import { resumePreflight } from "../../app/control/preflight";
 import { resumeAgent } from "../../app/control/resume";
@@ -107,7 +106,6 @@ async function dryRun(ctx: HandlerContext, user: KnownUser, agent: KnownAgent) {
 
 /** The tenant-wide pause, for admins. */
 function registerTenantControl(app: FastifyInstance, ctx: HandlerContext): void {
-  const { db } = ctx.store;
   defineRoute(
     app,
     {
@@ -120,7 +118,7 @@ function registerTenantControl(app: FastifyInstance, ctx: HandlerContext): void 
     async ({ auth: user, body }) => {
       const result = await pauseTenant(ctx, user, body.reason, body.until ?? null);
       if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can pause the whole tenant");
-      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+      return { ...(await tenantControlViewOf(ctx, user.tenantId, result.control)), outcome: result.kind };
     },
   );
 
@@ -137,7 +135,7 @@ function registerTenantControl(app: FastifyInstance, ctx: HandlerContext): void 
       const result = await resumeTenant(ctx, user);
       if (result.kind === "forbidden") throw new ApiError("forbidden", "only an admin can resume the whole tenant");
       if (result.kind === "not_paused") throw new ApiError("not_paused", "the tenant is not paused");
-      return { ...(await tenantView(db, user.tenantId, result.control)), outcome: result.kind };
+      return { ...(await tenantControlViewOf(ctx, user.tenantId, result.control)), outcome: result.kind };
     },
   );
 }

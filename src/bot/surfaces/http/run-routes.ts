@@ -71,7 +71,7 @@ export async function submitPacket(
   body: z.infer<typeof PacketBody>,
 ) {
   checkPacketSize(body.packet);
-  const runId = await storedRunId(ctx.store.db, agent.tenantId, id);
+  const runId = await storedRunId(ctx, agent.tenantId, id);
   const result = await savePacket(ctx, { agent, runId, ...body });
   if (result.kind === "not_found") throw new ApiError("not_found", `no run '${id}'`);
   if (result.kind === "stale") throw new ApiError("stale", "the run has moved on to a newer version");
@@ -156,7 +156,7 @@ function registerRunReadRoutes(app: FastifyInstance, ctx: HandlerContext): void 
       responses: { 200: "recorded, or the recorded result of the same event (duplicate)" },
     },
     async ({ auth: actor, params: { id }, body }, _request, reply) => {
-      const runId = await storedRunId(ctx.store.db, actor.tenantId, id);
+      const runId = await storedRunId(ctx, actor.tenantId, id);
       const outcome = await decideRun(ctx, { runId, ...body, actor });
       if (outcome.result === "not_found") throw new ApiError("not_found", `no run '${id}'`);
       return reply.status(decisionStatus(outcome.result)).send(outcome);
