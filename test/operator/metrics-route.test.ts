@@ -50,6 +50,8 @@ describe.each(PROVIDERS)("GET /metrics on %s", (provider) => {
     expect((await get(server)).json()).toMatchObject({ error: "unauthorized" });
     expect((await get(server, "Bearer wrong")).statusCode).toBe(401);
     expect((await get(server, `Bearer ${TOKEN}x`)).statusCode).toBe(401);
+    // As long as the token but not ASCII (its UTF-8 is longer): unequal, not a 500 that reveals the length.
+    expect((await get(server, `Bearer ${"\u00e9".repeat(TOKEN.length)}`)).statusCode).toBe(401);
     expect((await get(server, "demo-key-acme-alice-0002")).statusCode).toBe(401);
     const ok = await get(server, `Bearer ${TOKEN}`);
     expect(ok.statusCode).toBe(200);

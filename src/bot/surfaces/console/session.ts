@@ -1,5 +1,5 @@
-import crypto from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { sameSecret } from "../../../policy/secret-compare";
 import {
   type ConsoleSession,
   closeSession,
@@ -16,11 +16,9 @@ export const SESSION_COOKIE = "hf_session";
 /** The sign-in form's own CSRF token, before there is a session (a double-submit cookie). */
 export const SIGN_IN_COOKIE = "hf_sign_in";
 
-/** Tokens are compared in constant time; a missing or wrong-length token is simply not equal. */
-export function sameToken(given: unknown, expected: string): boolean {
-  if (typeof given !== "string" || given.length !== expected.length) return false;
-  return crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-}
+/** Tokens are compared in constant time; a missing token, or one of another length or encoding, is not equal. */
+export const sameToken = (given: unknown, expected: string): boolean =>
+  typeof given === "string" && sameSecret(given, expected);
 
 export function readCookie(request: FastifyRequest, name: string): string | null {
   const header = request.headers.cookie;

@@ -1,5 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { sameSecret } from "../../../policy/secret-compare";
 import { bearerToken } from "./auth";
 import { ApiError } from "./errors";
 import { defineRoute } from "./route";
@@ -8,9 +8,6 @@ import { defineRoute } from "./route";
 export interface MetricsSource {
   render(): Promise<{ contentType: string; body: string }>;
 }
-
-const sameText = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 
 /**
  * `GET /metrics` in the Prometheus text format; with `token` set, only for `Authorization: Bearer <token>`.
@@ -31,7 +28,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: MetricsSourc
     async (_input, request, reply) => {
       if (token) {
         const given = bearerToken(request);
-        if (!given || !sameText(given, token))
+        if (!given || !sameSecret(given, token))
           throw new ApiError("unauthorized", "the metrics token is required (Authorization: Bearer <token>)");
       }
       if (!metrics) throw new ApiError("not_found", "this server keeps no metrics");
