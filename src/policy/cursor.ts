@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { findNul } from "./limits";
 
 /**
  * A list's cursor is opaque to callers: base64url of the last item's sort key as JSON. A cursor that does
@@ -18,6 +19,8 @@ export function readCursor<T extends z.ZodType>(
   } catch {
     return { ok: false };
   }
+  // A NUL cannot be stored in a PostgreSQL text column, so a key that holds one is forged, never ours.
+  if (findNul(raw)) return { ok: false };
   const parsed = schema.safeParse(raw);
   return parsed.success ? { ok: true, key: parsed.data } : { ok: false };
 }

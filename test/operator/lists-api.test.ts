@@ -194,6 +194,8 @@ describe.each(PROVIDERS)("the operator's lists on %s", (provider) => {
   });
 
   it("refuses bad input with a clear 400 (or 401), and changes nothing", async () => {
+    const AT = "2026-01-01T00:00:00.000Z";
+    const forged = (key: unknown) => Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
     await createWaitingRun(h, { id: "r1", destination: DESTINATION, deadline: DEADLINE });
     const runsCursor = (await h.call("GET", "/v1/runs?limit=1", "alice")).json.nextCursor;
     const bad: Array<[string, string]> = [
@@ -211,6 +213,15 @@ describe.each(PROVIDERS)("the operator's lists on %s", (provider) => {
       ["/v1/audit?since=yesterday", "since"],
       ["/v1/runs?unknown=1", "query"],
       [`/v1/runs?cursor=${"x".repeat(5000)}`, "cursor"],
+      // Forged cursors that decode to a key shape but could never be ours: a NUL (PostgreSQL text cannot hold
+      // one) and an audit id beyond 32 bits. Both answered 500 on PostgreSQL before.
+      ...["/v1/runs", "/v1/outbox", "/v1/escalations"].map((list): [string, string] => [
+        `${list}?cursor=${forged({ createdAt: AT, id: "r\u0000" })}`,
+        "cursor",
+      ]),
+      [`/v1/agents?cursor=${forged("ops\u0000agent")}`, "cursor"],
+      [`/v1/audit?cursor=${forged({ at: AT, source: "control", id: 2 ** 40 })}`, "cursor"],
+      [`/v1/audit?cursor=${forged({ at: AT, source: "decision", id: ["r\u0000", "e"] })}`, "cursor"],
     ];
     const before = await h.ctx.store.db.run.findMany({ orderBy: { id: "asc" } });
     for (const [url, field] of bad) {

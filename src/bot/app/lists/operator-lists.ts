@@ -84,7 +84,15 @@ const AuditCursor = z
   .object({
     at: TimeKey,
     source: z.enum(AUDIT_SOURCES),
-    id: z.union([z.number().int(), z.tuple([z.string().max(300), z.string().max(300)])]),
+    // Audit ids are autoincrement integers (32-bit on PostgreSQL); a larger one is not a cursor of ours.
+    id: z.union([
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31 - 1),
+      z.tuple([z.string().max(300), z.string().max(300)]),
+    ]),
   })
   .strict();
 
