@@ -1,9 +1,11 @@
+import type { Platform } from "../../../policy/platforms";
 // What the card use cases need of a chat surface, declared here so that the app never imports a surface
 // (test/architecture/layers.test.ts). The chat surface's publishers implement `CardPoster`; `C` is the
 // surface's card, which the app passes on (and stores, for pings) without looking inside it.
 
 /** The platforms a card can go to: the chat surface's `Platform`. */
-export type CardPlatform = "slack" | "discord" | "telegram" | "web";
+/** A card goes to any chat platform (policy/platforms.ts). */
+export type CardPlatform = Platform;
 
 /** A posted message. */
 export interface PostedRef {

@@ -8,7 +8,6 @@ import {
   settleApprovalCard,
 } from "../../app/cards/approval-cards";
 import { rememberDirectChannels } from "../../app/cards/card-targets";
-import type { CardPlatform } from "../../app/cards/ports";
 import type { HandlerContext } from "../../app/context";
 import { approvalCard, cardOutcome, outcomeFooter } from "./approval-card";
 import type { CardPublisher, Platform } from "./types";
@@ -24,12 +23,6 @@ export interface CardSync {
 }
 
 type Publishers = Partial<Record<Platform, CardPublisher>>;
-
-// The app names the platforms a card can go to itself (app/cards/ports.ts); a platform added to `Platform` but
-// not there would get no cards, so the two lists must stay the same.
-const SAME_PLATFORMS: [Platform] extends [CardPlatform] ? ([CardPlatform] extends [Platform] ? true : never) : never =
-  true;
-void SAME_PLATFORMS;
 
 export interface CardSyncOptions {
   /**

@@ -1,8 +1,9 @@
 // The neutral chat vocabulary. Adapters translate platform payloads into these and render Cards back;
 // everything with a rule in it works on these types only.
 
-/** "web": the console's chat box, an identity `web:<tenant>:<user>` (the console session's user). */
-export type Platform = "slack" | "discord" | "telegram" | "web";
+export type { Platform } from "../../../policy/platforms";
+
+import type { Platform } from "../../../policy/platforms";
 
 /** Who typed or clicked, as the platform authenticated them. The router maps this to a directory user. */
 export interface ChatActor {
