@@ -198,7 +198,11 @@ describe.each(PROVIDERS)("/metrics after a scripted scenario on %s", (provider) 
     await until("the release", async () => {
       const release = await app.ctx.store.db.release.findFirst({ where: { state: "DONE" } });
       const held = await stateOf("held");
-      return !!release && held.delivery?.state === "ACKNOWLEDGED" && receiver.calls.some((c) => c.path === "/agent");
+      // The event's row settled, not only reached the receiver: its attempt is counted before the mark.
+      const event = await app.ctx.store.db.outboxItem.findFirst({
+        where: { kind: "event", state: { in: ["ACKNOWLEDGED", "OBSERVED"] } },
+      });
+      return !!release && held.delivery?.state === "ACKNOWLEDGED" && !!event;
     });
 
     const after = await scrape();
