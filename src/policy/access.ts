@@ -9,6 +9,8 @@ export const manages = (standing: Standing): boolean => standing.isAdmin || stan
 
 /** Only admins are tenant-wide, so only they pause or resume a whole tenant. */
 export const mayControlTenant = (standing: Pick<Standing, "isAdmin">): boolean => standing.isAdmin;
+/** Maintenance windows and the list of processes: admins only (a window can hold the whole deployment). */
+export const mayRunMaintenance = (user: { isAdmin: boolean }): boolean => user.isAdmin;
 
 /**
  * Whether a user sees the full `lastResult` of an agent's deliveries: those who manage the agent. Other

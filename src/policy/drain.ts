@@ -22,4 +22,5 @@ export function decideDrain(
   return "wait";
 }
 
-export const DEFAULT_DRAIN_TIMEOUT_MS = 90_000;
+/** HOLDFAST_DRAIN_TIMEOUT's default: a pause's drain, a maintenance window's and a SIGTERM's. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;

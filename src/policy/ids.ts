@@ -33,6 +33,8 @@ export function parseIdentity(key: string): IdentityParts | null {
 /** Control records: one per agent ("agent:<agentId>") and one per tenant ("tenant:<tenantId>"). */
 export const agentScope = (id: string) => `agent:${id}`;
 export const tenantScope = (id: string) => `tenant:${id}`;
+/** The control record of a deployment-wide maintenance window (its hold on every agent's outbound work). */
+export const DEPLOYMENT_SCOPE = "deployment";
 export type ParsedScope = { kind: "agent"; agentId: string } | { kind: "tenant"; tenantId: string };
 export function parseScope(scope: string): ParsedScope | null {
   if (scope.startsWith("agent:")) return { kind: "agent", agentId: scope.slice("agent:".length) };

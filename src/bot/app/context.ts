@@ -14,6 +14,8 @@ export interface HandlerContext {
   faults?: Faults;
   /** What `/metrics` counts (src/bot/metrics); absent: nothing is counted. */
   metrics?: MetricsSink;
-  /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 90 s. */
+  /** How long a pause waits for in-flight work before it completes anyway (HOLDFAST_DRAIN_TIMEOUT). Default 30 s. */
   drainTimeoutMs?: number;
+  /** The process that answers (HOLDFAST_INSTANCE), for a maintenance window of "this process". */
+  instance?: string;
 }

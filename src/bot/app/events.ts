@@ -20,6 +20,8 @@ export interface HoldfastEventMap {
   "trigger.changed": [triggerId: string];
   /** An inbound event was stored: the agent's ordered event queue may move. */
   "inbox.received": [agentId: string];
+  /** A maintenance window was opened or ended: every process looks at the windows that apply to it. */
+  "maintenance.changed": [];
   "escalation.sent": [level: number];
   "escalation.suppressed": [reason: string];
 }

@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
-import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { httpTransport } from "../../queue/delivery/http-transport";
+import { claimRedisPrefix } from "../../queue/deployment-claim";
 import { connectRedis, type RedisHandle } from "../../queue/redis";
 import { startRetention } from "../../queue/retention";
 import { openStore, pingDatabase, type Store } from "../../store/connection/client";
@@ -27,6 +27,9 @@ import { wireConsole } from "./console-wiring";
 import { crashFaults } from "./crash-hook";
 import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { startHeld } from "./held-wiring";
+import { takeIdentity } from "./instance-identity";
+import { type LiveMaintenance, wireMaintenance } from "./maintenance-start";
+import type { MaintenanceRuntime } from "./maintenance-wiring";
 import { createMetrics } from "./metrics/registry";
 
 export interface HoldfastApp {
@@ -39,6 +42,8 @@ export interface HoldfastApp {
   port: number;
   /** Work under way now, for a shutdown that must say what it leaves behind. */
   inFlight(): { deliveries: number };
+  /** This process in maintenance windows: the drain of a signal, STOPPED before exit (maintenance-wiring.ts). */
+  maintenance: MaintenanceRuntime;
   stop(): Promise<void>;
 }
 
@@ -101,6 +106,10 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
   cleanups.add(() => store.close());
   try {
     await agreeOnQueuePrefix(store, env.HOLDFAST_QUEUE_PREFIX);
+    const deployment = {
+      id: await agreedSetting(store, "deploymentId", crypto.randomUUID()),
+      database: describeDatabaseUrl(env.DATABASE_URL),
+    };
     await syncDirectory(store, directory);
     const tenants = directory.tenants.map((t) => t.id);
     log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
@@ -109,7 +118,10 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const redis = await connectRedis(env.REDIS_URL, log);
     cleanups.add(() => redis.close());
     log.info({}, `redis: ${redis.description}`);
+    const claimPrefix = () => claimRedisPrefix(redis.client, redis.description, env.HOLDFAST_QUEUE_PREFIX, deployment);
+    await claimPrefix();
     const now = options.now ?? (() => new Date());
+    const identity = await takeIdentity(store, env, env.HOLDFAST_HEARTBEAT_INTERVAL, now());
     // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
     const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
     const ctx: HandlerContext = {
@@ -120,19 +132,31 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       faults: crashFaults(env.HOLDFAST_CRASH_AT),
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
+      instance: identity.instance,
     };
     metrics.listen(ctx);
-    const held = await startWork(ctx, { env, directory, redisUrl: redis.url, cleanups });
-    const served = await serve(ctx, { options, directory, configFile, redis, metrics, cleanups });
+    const held = await startWork(ctx, { env, directory, redisUrl: redis.url, cleanups, bootId: identity.bootId });
+    const live: LiveMaintenance = { runtime: null };
+    const served = await serve(ctx, { options, directory, configFile, redis, metrics, cleanups, live });
+    const maintenance = wireMaintenance(ctx, {
+      env,
+      identity,
+      delivery: held.runtime.delivery,
+      registry: metrics.registry,
+      publishers: served.publishers,
+      onBeat: async () => void (await claimPrefix()),
+    });
+    live.runtime = maintenance;
+    cleanups.add(async () => maintenance.close());
     log.info(
-      { port: served.port, url: served.url, instance: held.instanceId, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
+      { port: served.port, url: served.url, instance: identity.instance, queuePrefix: env.HOLDFAST_QUEUE_PREFIX },
       `holdfast is serving at ${served.url}${env.HOST === "0.0.0.0" || env.HOST === "::" ? " (and on every interface)" : ""}`,
     );
     const demoLine = await served.web.listening(served.url);
     if (demoLine) log.info({ demo: true }, demoLine);
     const inFlight = () => ({ deliveries: held.runtime.delivery.inFlight() });
     const { http, escalations, port } = served;
-    return { ctx, http, redis, escalations, port, inFlight, stop: () => cleanups.run() };
+    return { ctx, http, redis, escalations, port, inFlight, maintenance, stop: () => cleanups.run() };
   } catch (error) {
     await cleanups.run();
     throw error;
@@ -141,33 +165,34 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
 
 interface WorkOptions {
   env: HoldfastEnv;
+  /** This run (instance-identity.ts): the owner of its leases. */
+  bootId: string;
   directory: DirectoryFile;
   redisUrl: string;
   cleanups: Cleanups;
 }
 
 /** Approval expiry, triggers, drains, releases, the delivery loop and retention; rebuilt from the database. */
-async function startWork(ctx: HandlerContext, { env, directory, redisUrl, cleanups }: WorkOptions) {
+async function startWork(ctx: HandlerContext, { env, directory, redisUrl, cleanups, bootId }: WorkOptions) {
   const prefix = env.HOLDFAST_QUEUE_PREFIX;
   cleanups.add(await startApprovalScheduling(ctx, { url: redisUrl, prefix }));
   await alignTriggersWithConfig(ctx);
   const transport = httpTransport(undefined, directory.signingKeys);
   cleanups.add(async () => transport.close?.());
-  const instanceId = `${env.HOLDFAST_INSTANCE ?? `${os.hostname()}-${process.pid}`}-${crypto.randomUUID().slice(0, 8)}`;
   const faults = ctx.faults;
   const runtime = await startHeld(ctx, {
-    instanceId,
+    instanceId: bootId,
     redisUrl,
     prefix,
     faults,
     releaseBatch: env.HOLDFAST_RELEASE_BATCH,
-    delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport },
+    delivery: { faults, leaseMs: env.HOLDFAST_DELIVERY_LEASE_MS, transport, owner: bootId },
   });
   cleanups.add(() => runtime.stop());
   const { store, log, now } = ctx;
   const retention = await startRetention({ store, redisUrl, prefix, log, now, ...directory.retention });
   cleanups.add(() => retention.close());
-  return { runtime, instanceId };
+  return { runtime };
 }
 
 interface ServeOptions {
@@ -177,14 +202,19 @@ interface ServeOptions {
   redis: RedisHandle;
   metrics: ReturnType<typeof createMetrics>;
   cleanups: Cleanups;
+  live: LiveMaintenance;
 }
 
 /** The HTTP API, the console and the chat platforms; then the escalation monitor, which posts into chat. */
-async function serve(ctx: HandlerContext, { options, directory, configFile, redis, metrics, cleanups }: ServeOptions) {
+async function serve(
+  ctx: HandlerContext,
+  { options, directory, configFile, redis, metrics, cleanups, live }: ServeOptions,
+) {
   const { env } = options;
   const http = buildHttpServer({
     ctx,
     health: () => checkHealth(ctx.store, redis),
+    maintenance: () => ({ state: live.runtime?.state() ?? "RUNNING", ready: live.runtime?.ready() ?? true }),
     metrics,
     metricsToken: env.HOLDFAST_METRICS_TOKEN,
     publicUrl: env.HOLDFAST_PUBLIC_URL,
@@ -219,7 +249,7 @@ async function serve(ctx: HandlerContext, { options, directory, configFile, redi
     everyMs: env.HOLDFAST_MONITOR_INTERVAL,
   });
   cleanups.add(() => escalations.stop());
-  return { http, web, escalations, port, url };
+  return { http, web, escalations, port, url, publishers: chat.publishers };
 }
 
 export class DeploymentMismatchError extends Error {

@@ -25,7 +25,11 @@ try {
   const exit = (code: number) => process.exit(code);
   const starting = holdSignalsDuringStart(process, exit);
   const app = await startApp({ env, log, processEnv: process.env });
-  const stop = stopOnSignals(process, app, log, { budgetMs: env.HOLDFAST_DRAIN_TIMEOUT, exit });
+  const stop = stopOnSignals(process, app, log, {
+    budgetMs: env.HOLDFAST_DRAIN_TIMEOUT,
+    delayMs: env.HOLDFAST_DRAIN_DELAY,
+    exit,
+  });
   const early = starting.release();
   if (early) stop(early);
 } catch (error) {

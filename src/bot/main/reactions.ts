@@ -21,6 +21,8 @@ export interface Reactors {
     eventReceived(agentId: string): Promise<void>;
     nudgeDelivery(): void;
   };
+  /** This process's maintenance windows (maintenance-start.ts). */
+  maintenance: { windowsChanged(): void };
   /** `/metrics` counters fed by the bus (metrics/registry.ts). */
   metrics: { escalationSent(level: number): void; escalationSuppressed(reason: string): void };
 }
@@ -48,6 +50,7 @@ function reactionTable(r: Partial<Reactors>): ReactionTable {
       ["expiry jobs are rebuilt", r.expiry?.rebuild],
       ["the monitor's scheduler is set again", r.escalations?.scheduleAgain],
     ],
+    "maintenance.changed": [["this process looks at its maintenance windows now", r.maintenance?.windowsChanged]],
     "escalation.sent": [["counted in /metrics", r.metrics?.escalationSent]],
     "escalation.suppressed": [["counted in /metrics", r.metrics?.escalationSuppressed]],
   };

@@ -2,18 +2,28 @@ import type { Logger } from "pino";
 import type { HoldfastApp } from "./app";
 
 export interface ShutdownOptions {
-  /** How long a stop may take before the process exits anyway (HOLDFAST_DRAIN_TIMEOUT). */
+  /** HOLDFAST_DRAIN_TIMEOUT: how long the drain waits for work in flight before it classifies what is left. */
   budgetMs: number;
+  /** HOLDFAST_DRAIN_DELAY: how long work is still taken after the signal. */
+  delayMs?: number;
   exit: (code: number) => void;
 }
 
 type SignalSource = Pick<NodeJS.Process, "on">;
 
+/** After the drain deadline: the time the classification and the recording of STOPPED get before a forced exit. */
+const FORCE_AFTER_DEADLINE_MS = 10_000;
+/** Once STOPPED is recorded: how long the rest of the shutdown (closing connections) may take. */
+const CLOSE_GRACE_MS = 5_000;
+
 /**
- * Stop like a service: the first SIGTERM (or SIGINT) stops taking work, lets what is under way finish
- * (sends in flight, HTTP requests, release steps) and exits 0. A second signal, or a stop that outlives the
- * drain budget, exits 1 at once after saying what is left: items still leased are not lost, their leases
- * expire and the next process to run takes them over (design.md section 6).
+ * Stop like a service (design.md section 7): the first SIGTERM (or SIGINT) opens this process's maintenance
+ * window, DRAINING: /healthz answers 503 at once, work is still taken for HOLDFAST_DRAIN_DELAY, then nothing
+ * new is claimed and what is under way finishes; at the drain deadline what is still in flight is classified
+ * by its recorded state. QUIESCED, then STOPPED is recorded just before the exit (0), so the next start of
+ * this instance reports `previousShutdown: clean`. A second signal, or a stop that outlives the deadline by
+ * FORCE_AFTER_DEADLINE_MS, exits 1 at once after saying what is left: leased items are not lost, their
+ * leases expire or the next start classifies them.
  */
 export function stopOnSignals(
   proc: SignalSource,
@@ -38,9 +48,15 @@ export function stopOnSignals(
       { signal, inFlight },
       `${signal}: shutting down; work under way finishes first (send ${signal} again to force)`,
     );
-    const budget = setTimeout(() => forced(`still stopping after ${options.budgetMs} ms`), options.budgetMs);
+    const limit = (options.delayMs ?? 0) + options.budgetMs + FORCE_AFTER_DEADLINE_MS;
+    const budget = setTimeout(() => forced(`still stopping after ${limit} ms`), limit);
     budget.unref();
-    app.stop().then(
+    const stop = async () => {
+      await app.maintenance.drainForStop(signal);
+      await app.maintenance.recordStopped();
+      await Promise.race([app.stop(), new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref())]);
+    };
+    stop().then(
       () => {
         clearTimeout(budget);
         log.info({ signal }, "stopped cleanly");

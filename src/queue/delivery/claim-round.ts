@@ -9,9 +9,12 @@ import type { DeliveryContext } from "./options";
  * rule in store/outbox/claim.ts). A failed claim holds everything: the round is empty.
  */
 export async function claimRound(ctx: DeliveryContext): Promise<Claim[]> {
+  if (ctx.holding) return [];
   try {
     const paused = await pausedScopes(ctx.store);
+    if (paused.deployment) return [];
     return await claimDueItems(ctx.store, {
+      owner: ctx.owner,
       now: ctx.now(),
       limit: ctx.batchSize,
       leaseMs: ctx.leaseMs,

@@ -3,6 +3,7 @@ import type { Claim } from "../../store/outbox/types";
 import { claimRound } from "./claim-round";
 import { Intake } from "./intake";
 import { type DeliveryContext, type DeliveryLoopOptions, deliveryContext } from "./options";
+import { type Classified, classifyLeft } from "./recovery";
 import { sendDispatchedWave, sendWaves } from "./waves";
 
 export type { DeliveryLoopOptions } from "./options";
@@ -56,10 +57,24 @@ export class DeliveryLoop {
   }
 
   /** How many more items `deliver` should be handed now (see Intake.room); none once stopping. */
-  intakeRoom = (): number => (this.stopped ? 0 : this.intake.room());
+  intakeRoom = (): number => (this.stopped || this.ctx.holding ? 0 : this.intake.room());
 
   /** The intake a tick step is given (store/outbox/lease-at-plan.ts): lease this many as planned. */
-  planIntake = (): PlanIntake => ({ leaseMs: this.leaseMs, limit: this.intakeRoom() });
+  planIntake = (): PlanIntake => ({ leaseMs: this.leaseMs, limit: this.intakeRoom(), owner: this.ctx.owner });
+
+  /**
+   * A maintenance drain: while held, nothing new is claimed or leased here (sends under way finish);
+   * `hold(false)` takes work again.
+   */
+  hold(holding: boolean): void {
+    this.ctx.holding = holding;
+    if (!holding) this.nudge();
+  }
+
+  /** Classifies what the run `owner` left leased (see recovery.ts); this run's own at a drain deadline. */
+  classifyLeft(owner: string, since: Date): Promise<Classified[]> {
+    return classifyLeft(this.ctx, owner, since);
+  }
 
   /** Items leased and being sent now. */
   inFlight = (): number => this.leased;

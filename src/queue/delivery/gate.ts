@@ -42,8 +42,8 @@ export async function openClaims(ctx: DeliveryContext, wave: Claim[], { controls
   return open;
 }
 
-/** An earlier attempt never acknowledged. Returns true when sending again with the same key is safe. */
-async function resolveUncertain(ctx: DeliveryContext, claim: Claim, firstDispatchedAt: Date): Promise<boolean> {
+/** An earlier attempt never acknowledged. Returns true when sending again with the same key is safe (also the recovery's rule, recovery.ts). */
+export async function resolveUncertain(ctx: DeliveryContext, claim: Claim, firstDispatchedAt: Date): Promise<boolean> {
   const { db, metrics } = ctx;
   const contract = parseContract(claim.item.contract) ?? { kind: "none" as const };
   const step = afterUncertainOutcome(contract, firstDispatchedAt, ctx.now());

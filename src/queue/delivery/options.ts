@@ -42,6 +42,8 @@ export interface DeliveryLoopOptions {
   faults?: Faults;
   /** Counts attempts, permanent failures and duplicates (src/policy/metrics-sink.ts). */
   metrics?: MetricsSink;
+  /** This run's id: the prefix of every lease token it takes, so its leases are found after it died. */
+  owner?: string;
 }
 
 const count = () => z.number().int("a whole number").positive("above 0");
@@ -77,6 +79,9 @@ export interface DeliveryContext {
   batchSize: number;
   roundsInFlight: number;
   leaseMs: number;
+  owner: string;
+  /** While true (a maintenance drain), nothing new is claimed or leased. */
+  holding: boolean;
   afterRound?: DeliveryLoopOptions["afterRound"];
 }
 
@@ -93,5 +98,7 @@ export function deliveryContext(options: DeliveryLoopOptions): DeliveryContext {
     faults: options.faults ?? NO_FAULTS,
     metrics: options.metrics ?? NO_METRICS,
     afterRound: options.afterRound,
+    owner: options.owner ?? "",
+    holding: false,
   };
 }

@@ -1,5 +1,5 @@
 import type { GateVerdict } from "../../policy/gate";
-import { agentScope, tenantScope } from "../../policy/ids";
+import { agentScope, DEPLOYMENT_SCOPE, tenantScope } from "../../policy/ids";
 import type { Store } from "../connection/client";
 import { type Controls, controlsStep, gateOf, notRunningStep, type StoredControl } from "./records";
 
@@ -16,7 +16,8 @@ export const readNotRunning = (store: Store): Promise<StoredControl[]> => store.
  */
 export async function checkGate(store: Store, agentId: string, tenantId: string): Promise<GateVerdict> {
   try {
-    return gateOf(await readControls(store, [agentScope(agentId), tenantScope(tenantId)]), agentId, tenantId);
+    const scopes = [agentScope(agentId), tenantScope(tenantId), DEPLOYMENT_SCOPE];
+    return gateOf(await readControls(store, scopes), agentId, tenantId);
   } catch {
     return { held: true, because: "unreadable" };
   }
@@ -26,11 +27,16 @@ export async function checkGate(store: Store, agentId: string, tenantId: string)
  * Agents and tenants whose records say they are not RUNNING: their items are not even claimed. `draining`
  * names the scopes of those records that wait for their in-flight work (cheap to ask after every round).
  */
-export async function pausedScopes(store: Store): Promise<{ agents: string[]; tenants: string[]; draining: string[] }> {
+export async function pausedScopes(
+  store: Store,
+): Promise<{ agents: string[]; tenants: string[]; draining: string[]; deployment: boolean }> {
   const rows = await readNotRunning(store);
+  const scoped = rows.filter((r) => r.scope !== DEPLOYMENT_SCOPE);
   return {
-    agents: rows.filter((r) => r.agentId).map((r) => r.agentId!),
-    tenants: rows.filter((r) => r.agentId === null).map((r) => r.tenantId),
-    draining: rows.filter((r) => r.state === "DRAINING").map((r) => r.scope),
+    agents: scoped.filter((r) => r.agentId).map((r) => r.agentId!),
+    tenants: scoped.filter((r) => r.agentId === null).map((r) => r.tenantId),
+    draining: scoped.filter((r) => r.state === "DRAINING").map((r) => r.scope),
+    /** A deployment-wide maintenance window holds everything. */
+    deployment: rows.length > scoped.length,
   };
 }

@@ -1,6 +1,6 @@
 import type { ControlRecord, ControlState, HoldLevel } from "../../policy/control";
 import { type GateVerdict, gateVerdict } from "../../policy/gate";
-import { agentScope, tenantScope } from "../../policy/ids";
+import { agentScope, DEPLOYMENT_SCOPE, tenantScope } from "../../policy/ids";
 import { NOT_RUNNING, sqlList } from "../../policy/states";
 import { asDateOrNull, type Dialect, rows, type Step } from "../connection/sql";
 
@@ -70,12 +70,14 @@ export function* notRunningStep(): Step<StoredControl[]> {
 }
 
 /** The scopes a gate reading needs for these agents. */
-export const gateScopes = (items: Iterable<{ agentId: string; tenantId: string }>): string[] =>
-  [...items].flatMap((i) => [agentScope(i.agentId), tenantScope(i.tenantId)]);
+export const gateScopes = (items: Iterable<{ agentId: string; tenantId: string }>): string[] => [
+  ...[...items].flatMap((i) => [agentScope(i.agentId), tenantScope(i.tenantId)]),
+  DEPLOYMENT_SCOPE,
+];
 
 /**
  * The fail-closed pause gate (design.md section 4): the verdict for one agent from records already read. Every
  * worker asks this, whichever way it read the records.
  */
 export const gateOf = (controls: Controls, agentId: string, tenantId: string): GateVerdict =>
-  gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId)));
+  gateVerdict(controls.get(agentScope(agentId)), controls.get(tenantScope(tenantId)), controls.get(DEPLOYMENT_SCOPE));

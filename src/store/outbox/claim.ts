@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { ownedLeaseToken } from "../../policy/maintenance";
 import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Store } from "../connection/client";
 import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
@@ -10,6 +11,8 @@ export interface ClaimOptions {
   leaseMs: number;
   excludeAgents: string[];
   excludeTenants: string[];
+  /** The run that takes the lease (its id prefixes the token, so its leases are found if it dies). */
+  owner?: string;
 }
 
 /**
@@ -73,7 +76,7 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
  * network call. Returned in claim order, which the delivery loop keeps within each lane.
  */
 export async function claimDueItems(store: Store, options: ClaimOptions): Promise<Claim[]> {
-  const leaseToken = crypto.randomUUID();
+  const leaseToken = ownedLeaseToken(options.owner ?? "", crypto.randomUUID());
   const claimed = (await store.sql.write((d) => claimStep(d, options, leaseToken))).map(outboxItemOf);
   claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return claimed.map((item) => ({ item, leaseToken, attemptId: crypto.randomUUID() }));

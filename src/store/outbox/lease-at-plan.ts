@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { laneOf } from "../../policy/ids";
+import { ownedLeaseToken } from "../../policy/maintenance";
 import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type DispatchedAtOnce, insertOutboxRow, type NewOutboxRow } from "./insert";
@@ -18,6 +19,8 @@ export interface PlanIntake {
   leaseMs: number;
   /** At most this many (the delivery loop's room): beyond it, deliveries wait in the outbox for the claim. */
   limit: number;
+  /** The run that takes the leases (see ClaimOptions.owner). */
+  owner?: string;
 }
 
 /** Whether this intake leases anything: only then are the lanes locked and the gate read locked. */
@@ -55,7 +58,7 @@ export function* leaseAtPlan(
 ): Step<PlanLeases> {
   const take = leasesAny(intake) ? yield* freeLanes(d, planned, intake.limit) : new Set<string>();
   const lease: DispatchedAtOnce | undefined = intake && {
-    token: crypto.randomUUID(),
+    token: ownedLeaseToken(intake.owner ?? "", crypto.randomUUID()),
     expiresAt: new Date(now.getTime() + intake.leaseMs),
   };
   const claims: Claim[] = [];

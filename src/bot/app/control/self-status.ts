@@ -16,7 +16,7 @@ export interface SelfStatus {
   until: string | null;
   /** The gate's answer, the one every worker reads before outbound work (fails closed: unreadable is held). */
   held: boolean;
-  heldBecause: "agent_paused" | "tenant_paused" | "unreadable" | null;
+  heldBecause: "agent_paused" | "tenant_paused" | "maintenance" | "unreadable" | null;
   counts: HeldCounts;
 }
 

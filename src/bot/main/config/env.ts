@@ -2,10 +2,18 @@ import { z } from "zod";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../policy/drain";
 import { parseDurationMs } from "../../../policy/duration";
 import { FAULT_POINTS } from "../../../policy/faults";
+import { DEFAULT_HEARTBEAT_MS } from "../../../policy/maintenance";
 import { DEFAULT_DELIVERY_LEASE_MS } from "../../../queue/delivery/options";
 import { DEFAULT_RELEASE_BATCH } from "../../../queue/held/run-release";
 import { unsupportedDatabaseUrl } from "../../../store/connection/database-url";
 import { secretFromEnv } from "./secrets";
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => parseDurationMs(v) !== null, "a duration such as 30s")
+    .transform((v) => parseDurationMs(v)!);
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -27,11 +35,15 @@ const EnvSchema = z.object({
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(DEFAULT_DELIVERY_LEASE_MS),
   /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */
   HOLDFAST_CRASH_AT: z.enum(FAULT_POINTS).optional(),
-  /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
-  HOLDFAST_DRAIN_TIMEOUT: z
+  /** How long a drain (a pause, a maintenance window, a SIGTERM) waits for in-flight work ("30s", "2m" or ms). */
+  HOLDFAST_DRAIN_TIMEOUT: duration(`${DEFAULT_DRAIN_TIMEOUT_MS / 1000}s`),
+  /** After a SIGTERM, keep taking work this long (load balancers that remove an endpoint late). */
+  HOLDFAST_DRAIN_DELAY: duration("0s"),
+  /** How often each process writes its heartbeat row (three missed: the process is shown `lost`). */
+  HOLDFAST_HEARTBEAT_INTERVAL: z
     .string()
-    .default(`${DEFAULT_DRAIN_TIMEOUT_MS / 1000}s`)
-    .refine((v) => parseDurationMs(v) !== null, "a duration such as 90s")
+    .default(`${DEFAULT_HEARTBEAT_MS / 1000}s`)
+    .refine((v) => (parseDurationMs(v) ?? 0) >= 100, "a duration of at least 100ms, such as 5s")
     .transform((v) => parseDurationMs(v)!),
   /** How often the stale-wait monitor ticks ("30s", "1s", "2m" or ms). */
   HOLDFAST_MONITOR_INTERVAL: z
@@ -51,7 +63,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^\{?[A-Za-z0-9_-]+\}?$/, "letters, digits, _ and -, optionally in braces: {holdfast}")
     .default("{holdfast}"),
-  /** A name for this process in logs and leases (default: host name and pid). */
+  /** A name for this process in logs, leases and GET /v1/instances (default: host name and a short suffix). */
   HOLDFAST_INSTANCE: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/)

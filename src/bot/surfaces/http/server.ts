@@ -7,6 +7,7 @@ import { ApiError } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
+import { registerMaintenanceRoutes } from "./maintenance-routes";
 import { type MetricsSource, registerMetricsRoute } from "./metrics-route";
 import { openApiDocument } from "./openapi";
 import { registerOperatorRoutes } from "./operator-routes";
@@ -31,10 +32,15 @@ export interface HttpServerOptions {
   metricsToken?: string;
   /** HOLDFAST_PUBLIC_URL: the deployment's own origin (browser pages there may call `/mcp`). */
   publicUrl?: string;
+  /** This process's maintenance state; not `ready` while it drains for its own stop (then /healthz is 503). */
+  maintenance?: () => { state: string; ready: boolean };
 }
 
 /** A load balancer reads only the status; a person reads `checks`. */
-const HEALTH_ANSWERS = { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" };
+const HEALTH_ANSWERS = {
+  200: "healthy",
+  503: "a dependency does not answer (named in `checks`), or the process drains for a stop (`state`)",
+};
 
 const { version } = createRequire(import.meta.url)("../../../../package.json") as { version: string };
 
@@ -73,9 +79,22 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       responses: HEALTH_ANSWERS,
     },
     async (_input, _request, reply) => {
+      const self = options.maintenance?.() ?? { state: "RUNNING", ready: true };
+      if (!self.ready) return reply.status(503).send({ state: self.state });
       const report = await options.health();
-      return reply.status(report.ok ? 200 : 503).send(report);
+      return reply.status(report.ok ? 200 : 503).send({ ...report, state: self.state });
     },
+  );
+  defineRoute(
+    app,
+    {
+      method: "GET",
+      url: "/livez",
+      summary: "Whether the process answers (200 while it drains too: restart it only when this fails)",
+      auth: "none",
+      responses: { 200: "the process answers" },
+    },
+    async () => ({ state: options.maintenance?.().state ?? "RUNNING" }),
   );
   // Built when asked, so routes registered after this server was built (the agent's messages) are in it.
   defineRoute(
@@ -91,6 +110,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerTriggerRoutes(app, options.ctx);
   registerEventRoutes(app, options.ctx);
   registerEscalationRoutes(app, options.ctx);
+  registerMaintenanceRoutes(app, options.ctx);
   registerMcpRoute(app, options.ctx, { publicUrl: options.publicUrl });
   return app;
 }
