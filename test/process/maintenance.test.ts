@@ -119,11 +119,13 @@ async function approveRun(bot: BotProcess, id: string, destination: string): Pro
 const instanceRow = async (bot: BotProcess, name: string) =>
   (await api(bot, "GET", "/v1/instances", KEYS.ada)).json.items.find((i: any) => i.instance === name);
 const outboxItem = async (bot: BotProcess, key: string) =>
-  (await api(bot, "GET", "/v1/outbox?limit=100", KEYS.ada)).json.items.find((i: any) => i.id === key);
+  (await api(bot, "GET", "/v1/outbox?limit=100", KEYS.ada)).json.items.find((i: any) => i.key === key);
 const callsFor = (key: string) => receiver.calls.filter((c) => c.key === key).length;
 
 describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => {
-  it("SIGTERM during a slow delivery: 503 on /healthz and 200 on /livez while DRAINING, sent once, STOPPED, exit 0, then previousShutdown clean", async () => {
+  it("SIGTERM during a slow delivery: 503 on /healthz and 200 on /livez while DRAINING, sent once, STOPPED, exit 0, then previousShutdown clean", {
+    timeout: 120_000,
+  }, async () => {
     const url = await databaseUrl(provider, "sigterm");
     const name = `sigterm-${provider}`;
     const env = envFor(url, name);
@@ -142,7 +144,9 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       const health = await until(
         () => api(bot, "GET", "/healthz"),
         (r) => r.status === 503,
-      );
+      ).catch((error) => {
+        throw new Error(`${error.message}\n${bot.logs.map((l) => JSON.stringify(l)).join("\n")}`);
+      });
       expect(health.json).toEqual({ state: "DRAINING" });
       const live = await api(bot, "GET", "/livez");
       expect(live).toEqual({ status: 200, json: { state: "DRAINING" } });
@@ -163,7 +167,9 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     }
   });
 
-  it("SIGKILL after the request was sent, before its answer: the next start classifies it by its contract, counts it and says so once", async () => {
+  it("SIGKILL after the request was sent, before its answer: the next start classifies it by its contract, counts it and says so once", {
+    timeout: 120_000,
+  }, async () => {
     const url = await databaseUrl(provider, "sigkill");
     const name = `sigkill-${provider}`;
     const env = envFor(url, name);
@@ -211,7 +217,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       expect(review.state).toBe("NEEDS_REVIEW");
       expect(review.lastResult).toMatch(/outcome unknown after attempt 1 at \d{4}-/);
       expect(review.destination).toBe(UNKEYED());
-      expect(review.digest).toMatch(/^[0-9a-f]{64}$/);
+      expect(review.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(callsFor(plain)).toBe(1);
       // acknowledged before the kill: untouched.
       expect((await outboxItem(next, acked)).state).toBe("ACKNOWLEDGED");
@@ -225,7 +231,48 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     }
   });
 
-  it("a second deployment (another database) on the same Redis and prefix is refused at start", async () => {
+  it("a drain that cannot finish (a receiver that never answers) ends at the deadline, with the item classified", {
+    timeout: 120_000,
+  }, async () => {
+    const url = await databaseUrl(provider, "deadline");
+    const name = `deadline-${provider}`;
+    const env = envFor(url, name, { HOLDFAST_DRAIN_TIMEOUT: "2s" });
+    const bot = await start(env);
+    const key = `acme:hang-${provider}:1:pay`;
+    const before = receiver.behave;
+    receiver.behave = (call) => (call.key === key ? { kind: "slow", ms: 60_000 } : before(call, 0));
+    try {
+      await approveRun(bot, `hang-${provider}`, UNKEYED());
+      await until(
+        async () => callsFor(key),
+        (n) => n === 1,
+      );
+      const signalled = Date.now();
+      bot.child.kill("SIGTERM");
+      expect(await bot.exited).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(20_000);
+      const classified = await bot.waitForLog((l) => String(l.msg).startsWith("drain deadline: 1 deliveries"));
+      expect(classified.classified).toEqual([{ id: key, step: "needs_review", to: "NEEDS_REVIEW" }]);
+    } finally {
+      receiver.behave = before;
+    }
+    const next = await start(env);
+    try {
+      expect(await instanceRow(next, name)).toMatchObject({ previousShutdown: "clean" });
+      const item = await outboxItem(next, key);
+      expect(item.state).toBe("NEEDS_REVIEW");
+      expect(item.lastResult).toMatch(/outcome unknown after attempt 1/);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(callsFor(key)).toBe(1); // never sent again
+    } finally {
+      next.child.kill("SIGTERM");
+      await next.exited;
+    }
+  });
+
+  it("a second deployment (another database) on the same Redis and prefix is refused at start", {
+    timeout: 120_000,
+  }, async () => {
     const first = envFor(await databaseUrl(provider, "first"), `first-${provider}`);
     const bot = await start(first);
     try {

@@ -26,4 +26,11 @@ export const DISCORD_COMMANDS = [
   { name: "approvals", description: "What waits for your decision" },
   { name: "console", description: "A one-time sign-in link to the web console (10 minutes)" },
   { name: "escalations", description: "What is escalating to you" },
+  {
+    name: "maintenance",
+    description: "Admins: hold the whole deployment for a deploy (start [reason]), or let it go (end)",
+    options: [
+      { type: ApplicationCommandOptionType.String, name: "text", description: "start [reason] | end", required: false },
+    ],
+  },
 ];

@@ -21,6 +21,7 @@ const COMMAND_LIST = [
   { command: "approvals", description: "what waits for your decision" },
   { command: "console", description: "a one-time sign-in link to the web console" },
   { command: "escalations", description: "what is escalating to you" },
+  { command: "maintenance", description: "admins: start [reason] holds the deployment for a deploy; end lets it go" },
 ];
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): ChatAdapter {

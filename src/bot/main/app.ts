@@ -122,6 +122,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     await claimPrefix();
     const now = options.now ?? (() => new Date());
     const identity = await takeIdentity(store, env, env.HOLDFAST_HEARTBEAT_INTERVAL, now());
+    cleanups.add(async () => identity.stopStartBeat());
     // monitorLastTick: the escalation store's last monitor tick, once the monitor exists (0 until then).
     const metrics = createMetrics({ db: store.db, now, monitorLastTick: () => lastMonitorTickAt(store) });
     const ctx: HandlerContext = {

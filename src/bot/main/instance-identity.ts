@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import type { Store } from "../../store/connection/client";
-import { type PreviousRun, registerInstance } from "../../store/maintenance/instances";
+import { beat, type PreviousRun, registerInstance } from "../../store/maintenance/instances";
 
 /** This process: its name (HOLDFAST_INSTANCE), this run of it, and how the name's previous run ended. */
 export interface Identity {
@@ -10,6 +10,11 @@ export interface Identity {
   bootId: string;
   startedAt: Date;
   previous: PreviousRun | null;
+  /**
+   * The heartbeat of the start itself (migrations done, the work and the server still starting), so a slow
+   * start is never taken for a lost process; the maintenance runtime stops it when its own beat takes over.
+   */
+  stopStartBeat(): void;
 }
 
 /**
@@ -32,5 +37,12 @@ export async function takeIdentity(
     env.HOLDFAST_INSTANCE ?? defaultInstanceName(os.hostname(), process.cwd(), env.PORT, env.DATABASE_URL);
   const bootId = `${instance}-${crypto.randomUUID().slice(0, 8)}`;
   const previous = await registerInstance(store.db, { instance, bootId, heartbeatMs, now });
-  return { instance, bootId, startedAt: now, previous };
+  const starting = setInterval(() => {
+    const at = new Date();
+    void beat(store.db, { instance, bootId }, { state: "RUNNING", acceptingWork: true, inFlight: 0, at }).catch(
+      () => {},
+    );
+  }, heartbeatMs);
+  starting.unref();
+  return { instance, bootId, startedAt: now, previous, stopStartBeat: () => clearInterval(starting) };
 }

@@ -59,13 +59,12 @@ export function wireMaintenance(ctx: HandlerContext, options: MaintenanceWiringO
   });
   const started = runtime;
   const stopReacting = react(ctx, { maintenance: { windowsChanged: () => started.look() } });
-  return {
-    ...started,
-    close() {
-      stopReacting();
-      started.close();
-    },
+  const close = started.close.bind(started);
+  started.close = () => {
+    stopReacting();
+    close();
   };
+  return started;
 }
 
 /** One message per principal and platform: a DM where the principal has an identity on an enabled platform. */

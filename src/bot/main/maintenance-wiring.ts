@@ -75,6 +75,8 @@ class MaintenanceProcess implements MaintenanceRuntime {
 
   constructor(private readonly o: MaintenanceOptions) {
     this.deps = { ...o.unclean, classify: (owner, since) => o.delivery.classifyLeft(owner, since) };
+    o.identity.stopStartBeat();
+    void this.heartbeat().catch(() => {});
     this.loop();
     this.beats = setInterval(() => {
       void this.heartbeat()

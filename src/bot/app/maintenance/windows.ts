@@ -2,8 +2,19 @@ import { mayRunMaintenance } from "../../../policy/access";
 import { DEFAULT_DRAIN_TIMEOUT_MS } from "../../../policy/drain";
 import { shownState, type WindowScope } from "../../../policy/maintenance";
 import type { KnownUser } from "../../../store/directory/directory";
-import { instanceExists, instancePage } from "../../../store/maintenance/instances";
-import { endWindow, findWindow, type MaintenanceRecord, openWindow } from "../../../store/maintenance/windows";
+import {
+  instanceExists,
+  instancePage,
+  type RecoveryReport,
+  uncleanInstances,
+} from "../../../store/maintenance/instances";
+import {
+  activeWindows,
+  endWindow,
+  findWindow,
+  type MaintenanceRecord,
+  openWindow,
+} from "../../../store/maintenance/windows";
 import type { HandlerContext } from "../context";
 
 export type MaintenanceRefusal =
@@ -59,13 +70,18 @@ export async function startMaintenance(
   return { ok: true, record, opened };
 }
 
-/** Lets a window go (admins): a deployment-wide one releases what it held, once, through the release loop. */
+/**
+ * Lets a window go (admins): a deployment-wide one releases what it held, once, through the release loop.
+ * `id` null: the deployment-wide window in force (chat's `/maintenance end`).
+ */
 export async function endMaintenance(
   ctx: HandlerContext,
   user: KnownUser,
-  id: string,
+  given: string | null,
 ): Promise<{ ok: true; record: MaintenanceRecord; releases: number } | MaintenanceRefusal> {
   if (!mayRunMaintenance(user)) return { ok: false, error: "forbidden" };
+  const id = given ?? (await activeWindows(ctx.store.db)).find((w) => w.scope === "deployment")?.id;
+  if (!id) return { ok: false, error: "not_found", message: "no deployment-wide maintenance window is open" };
   const ended = await endWindow(ctx.store.db, id, user.id, ctx.now());
   if (!ended) {
     const known = await findWindow(ctx.store.db, id);
@@ -105,4 +121,50 @@ export async function listInstances(
     previousShutdown: i.previousShutdown,
   }));
   return { ok: true, items, ...(found.next === undefined ? {} : { next: found.next }) };
+}
+
+/** What /status and the console overview say about maintenance: windows in force, unclean stops found. */
+export interface MaintenanceSummary {
+  windows: Array<{
+    id: string;
+    scope: string;
+    instance: string | null;
+    state: string;
+    reason: string | null;
+    since: Date;
+  }>;
+  unclean: Array<{ instance: string; at: string; by: string; counts: Record<string, number> }>;
+}
+
+/** Unclean stops are shown for a day after they were found. */
+const UNCLEAN_SHOWN_MS = 24 * 3600_000;
+
+export async function maintenanceSummary(ctx: HandlerContext): Promise<MaintenanceSummary> {
+  const { db } = ctx.store;
+  const now = ctx.now().getTime();
+  const [windows, unclean] = await Promise.all([activeWindows(db), uncleanInstances(db)]);
+  return {
+    windows: windows.map((w) => ({
+      id: w.id,
+      scope: w.scope,
+      instance: w.instance,
+      state: w.state,
+      reason: w.reason,
+      since: w.startedAt,
+    })),
+    unclean: unclean
+      .flatMap((i) => {
+        const report = parseReport(i.recovery);
+        return report ? [{ instance: i.instance, at: report.at, by: report.by, counts: report.counts }] : [];
+      })
+      .filter((u) => now - Date.parse(u.at) < UNCLEAN_SHOWN_MS),
+  };
+}
+
+function parseReport(text: string | null): RecoveryReport | null {
+  try {
+    return text ? (JSON.parse(text) as RecoveryReport) : null;
+  } catch {
+    return null;
+  }
 }

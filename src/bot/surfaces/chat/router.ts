@@ -5,10 +5,12 @@ import type { HandlerContext } from "../../app/context";
 import { pauseAgent } from "../../app/control/pause";
 import { agentStatus } from "../../app/control/status";
 import { listEscalations } from "../../app/escalation/escalations";
+import { maintenanceSummary } from "../../app/maintenance/windows";
 import type { KnownUser } from "../../app/records";
 import { decideFromChat } from "./approval-flow";
 import { escalationFromChat } from "./escalation-flow";
 import { identify, namedAgent, type Targeted, targetAgent } from "./guards";
+import { maintenanceFromChat, maintenanceLines } from "./maintenance-flow";
 import { parsePauseArgs } from "./pause-args";
 import { type ChatRefusal, refusalText } from "./refusals";
 import { finishResume, startResume } from "./resume-flow";
@@ -47,6 +49,8 @@ async function callerCommand(
       const page = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 20 });
       return say(escalationsText(page.items), true);
     }
+    case "maintenance":
+      return say(await maintenanceFromChat(ctx, user, cmd.text), false);
     default:
       return null;
   }
@@ -72,8 +76,11 @@ async function agentCommand(
       const started = await startResume(ctx, user, agent, via);
       return "card" in started ? { kind: "card", card: started.card } : refusalReply(started.refusal, via);
     }
-    default: // status
-      return say(statusText(await agentStatus(ctx, agent)), true);
+    default: {
+      // status
+      const [status, maintenance] = await Promise.all([agentStatus(ctx, agent), maintenanceSummary(ctx)]);
+      return say([statusText(status), ...maintenanceLines(maintenance)].join("\n"), true);
+    }
   }
 }
 

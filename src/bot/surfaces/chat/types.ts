@@ -20,7 +20,7 @@ export interface ChatRef {
   messageId: string;
 }
 
-export type CommandName = "pause" | "resume" | "status" | "approvals" | "console" | "escalations";
+export type CommandName = "pause" | "resume" | "status" | "approvals" | "console" | "escalations" | "maintenance";
 export const COMMAND_NAMES: readonly CommandName[] = [
   "pause",
   "resume",
@@ -28,6 +28,7 @@ export const COMMAND_NAMES: readonly CommandName[] = [
   "approvals",
   "console",
   "escalations",
+  "maintenance",
 ];
 
 export interface ChatCommand {

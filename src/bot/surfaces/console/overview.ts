@@ -2,7 +2,9 @@ import type { FastifyInstance } from "fastify";
 import type { HandlerContext } from "../../app/context";
 import { listEscalations } from "../../app/escalation/escalations";
 import { type AgentListItem, listAgents, listRuns } from "../../app/lists/operator-lists";
+import { maintenanceSummary } from "../../app/maintenance/windows";
 import type { KnownUser } from "../../app/records";
+import { maintenanceLines } from "../chat/maintenance-flow";
 import { TENANT_HOLD_WORDS, when } from "../chat/words";
 import { itemsOf } from "./lists";
 import { sendPage } from "./pages";
@@ -34,6 +36,7 @@ export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promis
   const agents = itemsOf(await listAgents(ctx, user, { limit: 500 }));
   const waiting = itemsOf(await listRuns(ctx, user, { state: "waiting", limit: 100 }));
   const escalating = await listEscalations(ctx, user, { states: ["open", "acknowledged"], limit: 100 });
+  const maintenance = maintenanceLines(await maintenanceSummary(ctx));
   return {
     agents: agents.map(agentRow),
     waiting: waiting.map((r) => ({
@@ -52,6 +55,7 @@ export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promis
       notified: e.notified.join(", "),
       acknowledged: e.acknowledgedBy ? `acknowledged by ${e.acknowledgedBy} at ${when(e.acknowledgedAt)}` : "",
     })),
+    maintenance,
   };
 }
 

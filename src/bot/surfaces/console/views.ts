@@ -43,6 +43,8 @@ export interface OverviewPage {
   needsReview: number;
   /** What is escalating to the signed-in person: open and acknowledged escalations. */
   escalations: Array<{ what: string; level: number; since: string; notified: string; acknowledged: string }>;
+  /** Maintenance windows in force and unclean stops of the last day, as /status says them. */
+  maintenance: string[];
 }
 
 export interface TriggerRow {
