@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import type { Provider } from "../../src/store/connection/client";
+import { startTelegramFake } from "../fakes/telegram-fake";
 import { AGENT_KEY } from "../support/approvals";
 import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/databases";
@@ -198,9 +199,18 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     } finally {
       receiver.behave = before;
     }
-    const next = await start(env);
+    // The next start has Telegram on: the principal of the agent concerned (alice) gets one message.
+    const token = `654321:MAINT-${provider}`;
+    const telegram = await startTelegramFake(token);
+    const next = await start({ ...env, TELEGRAM_BOT_TOKEN: token, TELEGRAM_API_ROOT: telegram.url });
     try {
       const warn = await next.waitForLog((l) => String(l.msg).startsWith(`unclean stop of ${name} found`));
+      const told = await telegram.waitFor(
+        (c) =>
+          c.path.endsWith("/sendMessage") && String((c.json as { text?: string }).text).includes("stopped uncleanly"),
+        10_000,
+      );
+      expect(String((told.json as { chat_id: unknown }).chat_id)).toBe("7000002");
       expect(warn.level).toBe(40);
       expect(warn.counts).toEqual({ retry_same_key: 1, needs_review: 1 });
       expect(next.logs.filter((l) => String(l.msg).startsWith("unclean stop")).length).toBe(1);
@@ -225,9 +235,17 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       const metrics = await api(next, "GET", "/metrics");
       expect(String(metrics.json)).toMatch(/^holdfast_unclean_boots_total 1$/m);
       expect(String(metrics.json)).toMatch(/^holdfast_maintenance_state\{state="RUNNING"\} 1$/m);
+      const messages = telegram
+        .callsTo("sendMessage")
+        .filter((c) => String((c.json as { text?: string }).text).includes("stopped uncleanly"));
+      expect(messages.length).toBe(1);
+      expect(String((messages[0]!.json as { text: string }).text)).toMatch(
+        /1 retried with the same key, 1 need review/,
+      );
     } finally {
       next.child.kill("SIGTERM");
       await next.exited;
+      await telegram.close();
     }
   });
 

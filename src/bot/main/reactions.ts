@@ -42,6 +42,7 @@ function reactionTable(r: Partial<Reactors>): ReactionTable {
       ["held jobs follow the control (drain, auto-resume)", r.held?.controlChanged],
       ["the monitor looks soon", r.escalations?.lookSoon],
     ],
+    "maintenance.changed": [["this process looks at its maintenance windows now", r.maintenance?.windowsChanged]],
     "outbox.planned": [["the delivery loop looks now", r.held?.nudgeDelivery]],
     "release.opened": [["the release job starts", r.held?.releaseOpened]],
     "trigger.changed": [["the trigger's job scheduler is set or removed", r.held?.triggerChanged]],
@@ -50,7 +51,6 @@ function reactionTable(r: Partial<Reactors>): ReactionTable {
       ["expiry jobs are rebuilt", r.expiry?.rebuild],
       ["the monitor's scheduler is set again", r.escalations?.scheduleAgain],
     ],
-    "maintenance.changed": [["this process looks at its maintenance windows now", r.maintenance?.windowsChanged]],
     "escalation.sent": [["counted in /metrics", r.metrics?.escalationSent]],
     "escalation.suppressed": [["counted in /metrics", r.metrics?.escalationSuppressed]],
   };
