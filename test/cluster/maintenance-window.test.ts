@@ -183,4 +183,56 @@ describe("a deployment-wide maintenance window on two processes (PostgreSQL)", (
       await receiver.close();
     }
   });
+
+  it("a lost instance (SIGKILLed, never back) is classified by the other process", { timeout: 180_000 }, async () => {
+    const receiver = await startEffectReceiver();
+    try {
+      const db = await cluster.database();
+      const env = {
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        HOLDFAST_QUEUE_PREFIX: cluster.prefix,
+        HOLDFAST_CONFIG: writeConfig(receiver),
+        HOLDFAST_HEARTBEAT_INTERVAL: "500ms",
+        HOLDFAST_DELIVERY_LEASE_MS: "120000", // only the classification frees the lease within the test
+      };
+      const doomed = await cluster.start({ ...env, HOLDFAST_INSTANCE: "lost-a" });
+      const created = await api(doomed, AGENT, "POST", "/v1/runs", {
+        id: "lost-run",
+        agent: "ops",
+        operation: "pay",
+        destination: `${receiver.url}/act`,
+        packet: { amount: 2 },
+        reviewers: ["rita"],
+        deadline: new Date(Date.now() + 600_000).toISOString(),
+      });
+      const key = "acme:lost-run:1:pay";
+      receiver.behave = (call) =>
+        call.key === key && receiver.calls.length === 1 ? { kind: "slow", ms: 120_000 } : { kind: "ok" };
+      const decision = { eventId: "click-lost", action: "approve", version: 1, digest: created.json.digest };
+      expect((await api(doomed, RITA, "POST", "/v1/runs/lost-run/decisions", decision)).json.result).toBe("approved");
+      await until(
+        async () => receiver.calls.filter((c) => c.key === key).length,
+        (n) => n === 1,
+      );
+      const peer = await cluster.start({ ...env, HOLDFAST_INSTANCE: "lost-b" });
+      doomed.child.kill("SIGKILL");
+      await doomed.exited;
+      const found = await peer.waitForLog((l) => String(l.msg).startsWith("unclean stop of lost-a found"), 30_000);
+      expect(found).toMatchObject({ by: "lost-b", counts: { retry_same_key: 1 } });
+      const rows = (await api(peer, ADA, "GET", "/v1/instances")).json.items;
+      expect(rows.find((i: any) => i.instance === "lost-a")?.state).toBe("lost");
+      // key-retained: sent again by the peer under the same key, long before the lease would have expired.
+      await until(
+        async () => receiver.calls.filter((c) => c.key === key).length,
+        (n) => n === 2,
+      );
+      const audit = await db.store.db.maintenanceAudit.findMany({ where: { subject: key } });
+      expect(audit.map((a) => [a.action, a.fromState, a.by])).toEqual([["classified", "DISPATCHED", "lost-b"]]);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(peer.logs.filter((l) => String(l.msg).startsWith("unclean stop of lost-a")).length).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type HoldfastApp, startApp } from "../../src/bot/main/app";
@@ -28,7 +29,7 @@ describe.each(PROVIDERS)("the monitor in the bot processes on %s", (provider) =>
       HOST: "127.0.0.1",
       DATABASE_URL: database.url,
       REDIS_URL: redis.url,
-      HOLDFAST_QUEUE_PREFIX: "esc-wiring",
+      HOLDFAST_QUEUE_PREFIX: `esc-wiring-${crypto.randomUUID().slice(0, 8)}`,
       HOLDFAST_MONITOR_INTERVAL: "200ms",
     });
     // Five hours ahead: past the example's default approvalAfter (4 h) for a run created now.

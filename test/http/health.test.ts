@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { startApp } from "../../src/bot/main/app";
@@ -11,12 +12,20 @@ describe("/healthz", () => {
     const database = await createTestDatabase("postgresql");
     await database.store.close();
     const app = await startApp({
-      env: parseEnv({ PORT: "0", HOST: "127.0.0.1", DATABASE_URL: database.url, REDIS_URL }),
+      env: parseEnv({
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATABASE_URL: database.url,
+        REDIS_URL,
+        HOLDFAST_QUEUE_PREFIX: `hf-health-${crypto.randomUUID().slice(0, 8)}`,
+      }),
       log: pino({ level: "silent" }),
     });
     try {
       const url = `http://127.0.0.1:${app.port}/healthz`;
       expect((await fetch(url)).status).toBe(200);
+      const live = await fetch(`http://127.0.0.1:${app.port}/livez`);
+      expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { state: "RUNNING" } });
 
       app.redis.client.disconnect();
       const noRedis = await fetch(url);

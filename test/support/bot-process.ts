@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import crypto from "node:crypto";
 import net from "node:net";
 
 export async function freePort(): Promise<number> {
@@ -29,12 +30,32 @@ export interface SpawnOptions {
   detached?: boolean;
 }
 
-/** Runs the real bot as a child process. */
+/**
+ * A test bot's queue prefix when the test names none: one of its own per database (the same for a restart on
+ * the same database, which must keep its prefix), never the default `{holdfast}` of a quick-start bot that may
+ * share the machine's Redis.
+ */
+export const testPrefixFor = (databaseUrl: string | undefined): string =>
+  `hf-bot-${crypto
+    .createHash("sha256")
+    .update(databaseUrl ?? process.cwd())
+    .digest("hex")
+    .slice(0, 12)}`;
+
+/** Runs the real bot as a child process (on a queue prefix of its own unless `env` names one). */
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<BotProcess> {
   const port = await freePort();
+  const prefix = env.HOLDFAST_QUEUE_PREFIX ?? testPrefixFor(env.DATABASE_URL);
   const [command, ...args] = options.command ?? [process.execPath, "--import", "tsx", "src/bot/main/main.ts"];
   const child = spawn(command, args, {
-    env: { ...process.env, LOG_LEVEL: "info", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "info",
+      ...env,
+      HOLDFAST_QUEUE_PREFIX: prefix,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: options.detached,
   });
