@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import type { Provider } from "../../src/store/connection/client";
@@ -294,6 +295,17 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     const first = envFor(await databaseUrl(provider, "first"), `first-${provider}`);
     const bot = await start(first);
     try {
+      // A Redis that lost its data is claimed again (at the next heartbeat).
+      const redis = new Redis(REDIS_URL);
+      const key = `${first.HOLDFAST_QUEUE_PREFIX}:deployment`;
+      const claim = JSON.parse((await redis.get(key)) ?? "{}");
+      expect(claim.database).toMatch(provider === "sqlite" ? /^SQLite file / : /^PostgreSQL holdfast_test_/);
+      await redis.del(key);
+      await until(
+        () => redis.get(key),
+        (value) => value !== null && JSON.parse(value).id === claim.id,
+      );
+      redis.disconnect();
       const second = await spawnBot({
         ...envFor(await databaseUrl(provider, "second"), `second-${provider}`),
         HOLDFAST_QUEUE_PREFIX: first.HOLDFAST_QUEUE_PREFIX,
