@@ -106,7 +106,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
     for (const agent of unsignedAgents(directory))
       log.warn({ agent }, `agent ${agent} has no signingSecret: its deliveries carry no webhook-signature`);
-    const redis = await connectRedis(env.REDIS_URL, log);
+    const redis = await connectRedis(env.redisAddress, log);
     cleanups.add(() => redis.close());
     log.info({}, `redis: ${redis.description}`);
     const now = options.now ?? (() => new Date());

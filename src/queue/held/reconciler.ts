@@ -1,5 +1,4 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { REBUILD_LEASE } from "../../policy/ids";
 import type { Store } from "../../store/connection/client";
@@ -10,6 +9,7 @@ import { agentsWithEventWork, pumpEvents } from "../../store/held/inbox-pump";
 import { unheldOpenReleases } from "../../store/held/releases";
 import type { OutboxItem } from "../../store/outbox/types";
 import type { DeliveryLoop } from "../delivery/delivery-loop";
+import type { RedisClient } from "../redis-address.mjs";
 import type { RedisWatch } from "../redis-watch";
 import type { ControlWorker } from "./control-worker";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
@@ -24,7 +24,7 @@ export interface ReconcilerDeps {
   now: () => Date;
   instanceId: string;
   /** A plain client for the Redis-loss sentinel. */
-  redis: Redis;
+  redis: RedisClient;
   /** The key whose absence says Redis lost its data. */
   sentinel: string;
   triggers: Queue;

@@ -5,6 +5,7 @@ import { FAULT_POINTS } from "../../../policy/faults";
 import { DEFAULT_DELIVERY_LEASE_MS } from "../../../queue/delivery/options";
 import { DEFAULT_RELEASE_BATCH } from "../../../queue/held/run-release";
 import { unsupportedDatabaseUrl } from "../../../store/connection/database-url";
+import { redisAddressFromEnv } from "./redis-config";
 import { secretFromEnv } from "./secrets";
 
 const EnvSchema = z.object({
@@ -18,6 +19,7 @@ const EnvSchema = z.object({
       const problem = unsupportedDatabaseUrl(url);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
+  /** One Redis server; or REDIS_SENTINELS (+ REDIS_SENTINEL_NAME), or REDIS_CLUSTER_NODES (redis-config.ts). */
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -62,6 +64,8 @@ export type HoldfastEnv = z.infer<typeof EnvSchema> & {
   HOST: string;
   /** When set, `GET /metrics` wants `Authorization: Bearer <token>` (HOLDFAST_METRICS_TOKEN or _FILE). */
   HOLDFAST_METRICS_TOKEN?: string;
+  /** The Redis address of the topology the environment names (redis-address.mjs); unset: the local Redis. */
+  redisAddress?: string;
 };
 
 /** Where the bot listens when HOST is unset: loopback only while it runs on the example's demo keys. */
@@ -86,5 +90,12 @@ export function parseEnv(env: NodeJS.ProcessEnv): HoldfastEnv {
   } catch (error) {
     throw new ConfigError(`environment variable HOLDFAST_METRICS_TOKEN_FILE: ${(error as Error).message}`);
   }
-  return { ...parsed.data, HOST: host, ...(metricsToken ? { HOLDFAST_METRICS_TOKEN: metricsToken } : {}) };
+  const redis = redisAddressFromEnv(env, parsed.data.HOLDFAST_QUEUE_PREFIX);
+  if (redis.error !== undefined) throw new ConfigError(`environment variable ${redis.error}`);
+  return {
+    ...parsed.data,
+    HOST: host,
+    ...(metricsToken ? { HOLDFAST_METRICS_TOKEN: metricsToken } : {}),
+    ...(redis.address ? { redisAddress: redis.address } : {}),
+  };
 }
