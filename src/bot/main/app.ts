@@ -117,7 +117,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       log,
       now,
       events: new HoldfastEvents(),
-      faults: crashFaults(env.HOLDFAST_CRASH_AT),
+      faults: crashFaults(env.HOLDFAST_CRASH_AT, env.HOLDFAST_PAUSE_AT, log),
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
     };

@@ -10,6 +10,8 @@ export interface ClaimOptions {
   leaseMs: number;
   excludeAgents: string[];
   excludeTenants: string[];
+  /** Test only: called with the leased rows' count inside the transaction, which then stays open a while. */
+  beforeCommit?: (leased: number) => void;
 }
 
 /**
@@ -50,7 +52,7 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
   const text = claimText(d);
   const { now } = options;
   const expires = new Date(now.getTime() + options.leaseMs);
-  return yield* rows<OutboxRow>(
+  const leased = yield* rows<OutboxRow>(
     text,
     leaseToken,
     leaseToken,
@@ -64,6 +66,11 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
     options.excludeTenants,
     options.limit,
   );
+  if (options.beforeCommit && leased.length) {
+    options.beforeCommit(leased.length);
+    if (d.holdOpen) yield* rows(d.holdOpen);
+  }
+  return leased;
 }
 
 /**

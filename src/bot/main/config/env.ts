@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(DEFAULT_DELIVERY_LEASE_MS),
   /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */
   HOLDFAST_CRASH_AT: z.enum(FAULT_POINTS).optional(),
+  /** Test-only: log one line and hang at this point, for a driver's signal (see src/policy/faults.ts). */
+  HOLDFAST_PAUSE_AT: z.enum(FAULT_POINTS).optional(),
   /** How long a pause waits for in-flight work ("90s", "2m" or ms). */
   HOLDFAST_DRAIN_TIMEOUT: z
     .string()
