@@ -279,7 +279,7 @@ async function concurrentDecisions(scene: Scene): Promise<Outcome> {
   const violations: string[] = [];
   const errors = answers.filter((a) => a.status >= 500);
   if (errors.length) violations.push(`${errors.length} decisions answered 5xx`);
-  const stored = await scene.store.db.run.findUniqueOrThrow({ where: { id: run.id } });
+  const stored = await scene.store.db.run.findFirstOrThrow({ where: { id: { endsWith: run.id } } });
   const actions = await scene.store.db.outboxItem.count({ where: { kind: "action" } });
   if (stored.state === "approved" && actions !== 1) violations.push(`approved, with ${actions} actions`);
   if (stored.state !== "approved" && actions !== 0) violations.push(`${stored.state}, with ${actions} actions`);
