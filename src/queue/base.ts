@@ -1,8 +1,9 @@
 import { type ConnectionOptions, Queue, Worker, type WorkerOptions } from "bullmq";
-import { Redis, type RedisOptions } from "ioredis";
+import type { RedisOptions } from "ioredis";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { type RedisWatch, redisConnection, WORKER_RECOVERY, watchRedis } from "./redis-watch";
+import { bullConnection, type RedisClient, redisClient } from "./redis-address.mjs";
+import { type RedisWatch, WORKER_RECOVERY, watchRedis } from "./redis-watch";
 
 /** Why a queue component refused its options: one code, and a message naming the component and option. */
 export class QueueOptionsError extends Error {
@@ -39,6 +40,7 @@ export const DEFAULT_QUEUE_PREFIX = "{holdfast}";
 
 /** What every queue component is built from. */
 export const QueueBaseSchema = z.object({
+  /** A Redis address (redis-address.mjs): a redis:// URL, or a Sentinel group's or a Cluster's address. */
   redisUrl: z.string().min(1, "a redis:// URL"),
   /** Default `{holdfast}`; tests use a random one so parallel files never share a queue. */
   prefix: z.string().min(1, "a BullMQ key prefix such as {holdfast}").default(DEFAULT_QUEUE_PREFIX),
@@ -69,7 +71,7 @@ export class QueueBase {
   readonly watch: RedisWatch;
   private readonly workers: Worker[] = [];
   private readonly queues: Queue[] = [];
-  private readonly clients: Redis[] = [];
+  private readonly clients: RedisClient[] = [];
   private readonly alongWorkers: Array<{ close(): Promise<void> }> = [];
   private closing: Promise<void> | null = null;
 
@@ -81,18 +83,19 @@ export class QueueBase {
     this.watch = watchRedis(base.redisUrl, base.log);
   }
 
-  /** Connection options BullMQ makes its own connections from (reconnecting within a quarter second). */
+  /**
+   * What BullMQ makes its connections from (reconnecting within a quarter second): options, or on a Cluster a
+   * client of this component's own, closed with it.
+   */
   get connectionOptions(): ConnectionOptions {
-    return redisConnection(this.redisUrl);
+    const { connection, owned } = bullConnection(this.redisUrl);
+    if (owned) this.clients.push(owned);
+    return connection;
   }
 
   /** An ioredis client of this component's own, closed with it. BullMQ wants `maxRetriesPerRequest: null`. */
-  client(overrides: RedisOptions = {}): Redis {
-    const client = new Redis(this.redisUrl, {
-      ...redisConnection(this.redisUrl),
-      maxRetriesPerRequest: null,
-      ...overrides,
-    });
+  client(overrides: RedisOptions = {}): RedisClient {
+    const client = redisClient(this.redisUrl, { maxRetriesPerRequest: null, ...overrides });
     this.clients.push(client);
     this.watch.track(client);
     return client;

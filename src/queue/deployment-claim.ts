@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-address.mjs";
 
 /** Who owns a queue prefix on a Redis: the deployment id (from its database) and, for people, the database. */
 export interface DeploymentClaim {
@@ -19,7 +19,7 @@ export const deploymentKey = (prefix: string): string => `${prefix}:deployment`;
  * simply claimed again; the heartbeat calls this again for that reason.
  */
 export async function claimRedisPrefix(
-  redis: Redis,
+  redis: RedisClient,
   redisDescription: string,
   prefix: string,
   claim: DeploymentClaim,

@@ -1,21 +1,8 @@
 import { isNotConnectionError } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { RECONNECT_MS, type RedisClient, redisClient } from "./redis-address.mjs";
 
-/**
- * How soon a lost Redis connection is tried again. BullMQ's own defaults back off to 20 s between
- * reconnects and wait 15 s (`runRetryDelay`) before a worker's loop tries again after a connection error,
- * which left 16 s without ticks after Redis came back; Redis is local and only carries timing, so a
- * quarter second is cheap.
- */
-export const RECONNECT_MS = 250;
-export const reconnectStrategy = (times: number): number => Math.min(50 * times, RECONNECT_MS);
-
-/** Connection options for every BullMQ Queue and Worker and every ioredis client of the bot. */
-export const redisConnection = (url: string): { url: string; retryStrategy: (times: number) => number } => ({
-  url,
-  retryStrategy: reconnectStrategy,
-});
+export { RECONNECT_MS, reconnectStrategy } from "./redis-address.mjs";
 
 /** Worker options that let a worker's loop resume as soon as its connection is back. */
 export const WORKER_RECOVERY = { runRetryDelay: RECONNECT_MS } as const;
@@ -56,21 +43,21 @@ interface Shared {
   up: boolean;
   /** When Redis last answered again after an outage (0: never down). */
   backAt: number;
-  client: Redis;
+  client: RedisClient;
   log: Logger;
 }
 
 const shared = new Map<string, Shared>();
 
 /**
- * One watch per Redis URL in the process, shared by everything that connects there, so an outage is one
+ * One watch per Redis address in the process, shared by everything that connects there, so an outage is one
  * warn line when Redis goes ("redis is unreachable") and one when it answers again ("redis is back"),
  * however many connections notice it. Its own connection decides both.
  */
 export function watchRedis(url: string, log: Logger): RedisWatch {
   let state = shared.get(url);
   if (!state) {
-    const client = new Redis(url, { retryStrategy: reconnectStrategy, maxRetriesPerRequest: null });
+    const client = redisClient(url, { maxRetriesPerRequest: null });
     const created: Shared = { users: 0, up: true, backAt: 0, client, log };
     let downSince = 0;
     const down = (error?: Error) => {

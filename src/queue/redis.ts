@@ -1,18 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { redisConnection, watchRedis } from "./redis-watch";
+import { describeRedisAddress, parseRedisAddress, type RedisClient, redisClient } from "./redis-address.mjs";
+import { watchRedis } from "./redis-watch";
 
 const LOCAL_HOST = "127.0.0.1";
 const DEFAULT_LOCAL_PORT = 6379;
 
 export interface RedisHandle {
+  /** The Redis address (redis-address.mjs): one server's URL, or a Sentinel group's or a Cluster's. */
   url: string;
-  /** For the start log: the address without a password, and whether Holdfast started this Redis itself. */
+  /** For the start log: the topology and address without a password, and whether Holdfast started it. */
   description: string;
   /** Shared connection for commands; BullMQ workers open their own from `url`. */
-  client: Redis;
+  client: RedisClient;
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -65,8 +66,8 @@ async function startLocalRedis(port: number, log: Logger): Promise<ChildProcess>
 }
 
 /**
- * Connects to REDIS_URL, or to a local Redis (127.0.0.1, `localPort`, default 6379), starting one as a child
- * process when none answers.
+ * Connects to the Redis address (REDIS_URL, or the Sentinel group or Cluster the environment names), or to a
+ * local Redis (127.0.0.1, `localPort`, default 6379), starting one as a child process when none answers.
  */
 export async function connectRedis(
   redisUrl: string | undefined,
@@ -76,7 +77,7 @@ export async function connectRedis(
   let child: ChildProcess | undefined;
   const url = redisUrl ?? `redis://${LOCAL_HOST}:${localPort}`;
   if (!redisUrl && !(await answers(LOCAL_HOST, localPort))) child = await startLocalRedis(localPort, log);
-  const client = new Redis(url, { ...redisConnection(url), maxRetriesPerRequest: null, lazyConnect: true });
+  const client = redisClient(url, { maxRetriesPerRequest: null, lazyConnect: true });
   client.on("error", () => {}); // until the connect below answers; then the watch takes over
   await client.connect().catch((error: Error) => {
     client.disconnect();
@@ -86,12 +87,15 @@ export async function connectRedis(
   client.removeAllListeners("error");
   const watch = watchRedis(url, log);
   watch.track(client);
-  const address = redactedRedisUrl(url);
+  const address = describeRedisAddress(url);
+  const topology = parseRedisAddress(url).topology;
   const description = child
     ? `${address} (a local redis-server started by Holdfast, pid ${child.pid}; it keeps nothing on disk)`
-    : redisUrl
-      ? address
-      : `${address} (the local Redis; REDIS_URL is unset)`;
+    : !redisUrl
+      ? `${address} (the local Redis; REDIS_URL is unset)`
+      : topology === "single"
+        ? `one server at ${address}`
+        : address;
   return {
     url,
     description,
@@ -112,15 +116,4 @@ export async function connectRedis(
       child?.kill();
     },
   };
-}
-
-/** The URL without its password, so it can be logged. */
-function redactedRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString().replace(/\/$/, "");
-  } catch {
-    return "(an unparsable REDIS_URL)";
-  }
 }

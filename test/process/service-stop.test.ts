@@ -116,7 +116,7 @@ describe("the start log and start errors", () => {
       const database = messages.find((m) => m.startsWith("database: ")) ?? "";
       expect(database.startsWith(`database: SQLite file ${file} (`)).toBe(true);
       expect(database).toMatch(/\(\d+ migrations applied\)$/);
-      expect(messages).toContain(`redis: ${REDIS_URL}`);
+      expect(messages).toContain(`redis: one server at ${REDIS_URL}`);
       expect(messages).toContain("chat platforms: none: API and console only");
       expect(serving.msg).toBe(`holdfast is serving at ${bot.url}`);
     } finally {

@@ -115,7 +115,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
     for (const agent of unsignedAgents(directory))
       log.warn({ agent }, `agent ${agent} has no signingSecret: its deliveries carry no webhook-signature`);
-    const redis = await connectRedis(env.REDIS_URL, log);
+    const redis = await connectRedis(env.redisAddress, log);
     cleanups.add(() => redis.close());
     log.info({}, `redis: ${redis.description}`);
     const claimPrefix = () => claimRedisPrefix(redis.client, redis.description, env.HOLDFAST_QUEUE_PREFIX, deployment);
@@ -130,7 +130,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       log,
       now,
       events: new HoldfastEvents(),
-      faults: crashFaults(env.HOLDFAST_CRASH_AT),
+      faults: crashFaults(env.HOLDFAST_CRASH_AT, env.HOLDFAST_PAUSE_AT, log),
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
       instance: identity.instance,

@@ -1,6 +1,7 @@
 import { pausedScopes } from "../../store/control/gate";
 import { claimDueItems } from "../../store/outbox/claim";
 import type { Claim } from "../../store/outbox/types";
+import { watchDatabase } from "../database-watch";
 import type { DeliveryContext } from "./options";
 
 /**
@@ -20,9 +21,15 @@ export async function claimRound(ctx: DeliveryContext): Promise<Claim[]> {
       leaseMs: ctx.leaseMs,
       excludeAgents: paused.agents,
       excludeTenants: paused.tenants,
+      // Test only: the chaos suite's pause before the claim commits (the process hangs there for its kill).
+      ...(ctx.faults.pausing("before-claim-commit")
+        ? { beforeCommit: () => void ctx.faults.halt("before-claim-commit") }
+        : {}),
     });
   } catch (error) {
-    ctx.log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
+    // A lost database is one line when it goes and one when it is back (the watch), not one per round.
+    if (!watchDatabase(ctx.store, ctx.log).outage(error as Error))
+      ctx.log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
     return [];
   }
 }

@@ -20,6 +20,7 @@ type Sent = { claim: Claim; outcome: AttemptOutcome };
 export async function sendDispatched(ctx: DeliveryContext, dispatched: Claim[]): Promise<void> {
   if (dispatched.length === 0) return;
   ctx.faults.reach("after-dispatch-mark");
+  if (ctx.faults.pausing("after-dispatch-mark")) await ctx.faults.halt("after-dispatch-mark");
   const results = await Promise.all(
     dispatched.map(
       async (claim): Promise<Sent> => ({ claim, outcome: await ctx.transport.send(claim.item, claim.attemptId) }),
@@ -43,7 +44,10 @@ export async function sendDispatched(ctx: DeliveryContext, dispatched: Claim[]):
 /** The batched ACK of the plain 200s, then their observation. */
 async function acknowledgeAll(ctx: DeliveryContext, acked: Claim[], at: Date): Promise<void> {
   if (acked.length) ctx.faults.reach("before-acknowledge");
+  if (acked.length && ctx.faults.pausing("before-acknowledge")) await ctx.faults.halt("before-acknowledge");
   const written = await markAcknowledgedMany(ctx.store, acked, `HTTP 200 at ${at.toISOString()}`, at);
+  if (acked.length) ctx.faults.reach("after-acknowledge");
+  if (acked.length && ctx.faults.pausing("after-acknowledge")) await ctx.faults.halt("after-acknowledge");
   // Answered 200, but the lease had passed to another attempt: the effect may exist twice.
   for (let i = written; i < acked.length; i++) ctx.metrics.duplicateEffectDetected();
   for (const claim of acked) await observe(ctx, claim.item);

@@ -1,5 +1,4 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { REBUILD_LEASE } from "../../policy/ids";
 import type { Store } from "../../store/connection/client";
@@ -9,7 +8,9 @@ import { pausedScopes } from "../../store/control/gate";
 import { agentsWithEventWork, pumpEvents } from "../../store/held/inbox-pump";
 import { unheldOpenReleases } from "../../store/held/releases";
 import type { OutboxItem } from "../../store/outbox/types";
+import { watchDatabase } from "../database-watch";
 import type { DeliveryLoop } from "../delivery/delivery-loop";
+import type { RedisClient } from "../redis-address.mjs";
 import type { RedisWatch } from "../redis-watch";
 import type { ControlWorker } from "./control-worker";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
@@ -24,7 +25,7 @@ export interface ReconcilerDeps {
   now: () => Date;
   instanceId: string;
   /** A plain client for the Redis-loss sentinel. */
-  redis: Redis;
+  redis: RedisClient;
   /** The key whose absence says Redis lost its data. */
   sentinel: string;
   triggers: Queue;
@@ -70,14 +71,18 @@ export class Reconciler {
     return this.rebuilding;
   }
 
-  /** Ticks every `everyMs`, one tick at a time; a failed tick is one warn line while Redis is up. */
+  /** Ticks every `everyMs`, one tick at a time; a failed tick is one warn line while Redis and the database are up. */
   start(everyMs: number): void {
     let reconciling = false;
     this.timer = setInterval(() => {
       if (reconciling) return;
       reconciling = true;
       this.tick()
-        .catch((error: Error) => this.deps.watch.up && this.deps.log.warn({ err: error.message }, "reconcile failed"))
+        .catch((error: Error) => {
+          // An outage of Redis or of the database is reported once by its watch.
+          if (watchDatabase(this.deps.store, this.deps.log).outage(error) || !this.deps.watch.up) return;
+          this.deps.log.warn({ err: error.message }, "reconcile failed");
+        })
         .finally(() => {
           reconciling = false;
         });

@@ -7,6 +7,7 @@ import type { Store } from "../../store/connection/client";
 import { readControl } from "../../store/control/change";
 import { findTrigger } from "../../store/held/triggers";
 import { callback, parseOptions, positiveMs, QueueBase, QueueBaseSchema } from "../base";
+import { watchDatabase } from "../database-watch";
 import { DeliveryLoop, type DeliveryLoopOptions } from "../delivery/delivery-loop";
 import { ControlWorker } from "./control-worker";
 import { Reconciler } from "./reconciler";
@@ -119,6 +120,7 @@ export async function startHeldRuntime(options: HeldRuntimeOptions): Promise<Hel
     concurrency: checked.triggerConcurrency,
     log,
     inOutage: () => base.watch.inOutage(),
+    databaseOutage: (error) => watchDatabase(store, log).outage(error),
     record: (tick) => ticks.add(tick),
   });
   base.closeWithWorkers(tickThread);

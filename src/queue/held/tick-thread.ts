@@ -12,6 +12,8 @@ export interface TickThreadOptions {
   log: Logger;
   /** True while a Redis outage is under way or just over (see RedisWatch.inOutage): failures then are its part. */
   inOutage?: () => boolean;
+  /** Whether a failure is part of a database outage (reported once by its watch): nothing more is logged. */
+  databaseOutage?: (error: { message: string }) => boolean;
   /** Records one tick (batched by the caller); the job completes when this resolves, fails when it throws. */
   record(tick: { triggerId: string; millis: number }): Promise<void>;
 }
@@ -49,7 +51,8 @@ function listen(thread: Worker, options: TickThreadOptions): void {
     // A job caught by an outage (say, one Redis lost with its data) fails as part of that outage, which the
     // watch reported once already; its tick is in the database either way.
     const level = options.inOutage?.() ? "info" : "warn";
-    if (message.log) options.log[level](message.log, "tick thread reported a failure");
+    if (message.log && !options.databaseOutage?.({ message: String(message.log.err ?? "") }))
+      options.log[level](message.log, "tick thread reported a failure");
     if (message.error && !isConnectionLoss(message.error)) {
       options.log[level]({ err: message.error.message }, "tick thread reported a failure");
     }

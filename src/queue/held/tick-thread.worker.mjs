@@ -4,6 +4,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import { Worker } from "bullmq";
+import { bullConnection, RECONNECT_MS } from "../redis-address.mjs";
 import { AnswerRecord, TickRecord, TurnBatch } from "../threads/protocol.mjs";
 
 const { redisUrl, prefix, concurrency } = workerData;
@@ -26,6 +27,14 @@ function recordTick(job) {
  * (perf). Three fill side by side (b/a +0.015 over 5 side-by-side bench pairs, 4 of them higher).
  */
 const WORKERS = Math.max(1, Math.min(3, concurrency));
+/** Cluster clients made for the workers (a Cluster is taken only as a client), closed after them. */
+const owned = [];
+/** Reconnects and resumes quickly, as everywhere (redis-watch.ts). */
+function connection() {
+  const made = bullConnection(redisUrl, { enableAutoPipelining: true });
+  if (made.owned) owned.push(made.owned);
+  return made.connection;
+}
 const workers = Array.from(
   { length: WORKERS },
   (_, i) =>
@@ -38,9 +47,8 @@ const workers = Array.from(
       // Auto-pipelining: a committed batch completes its jobs in one turn, and their moveToFinished calls then
       // reach Redis in one write instead of one each (Redis CPU per gated delivery fell about a tenth).
       {
-        // Reconnect and resume quickly (see redis-watch.ts: the same numbers; a function cannot cross threads).
-        connection: { url: redisUrl, enableAutoPipelining: true, retryStrategy: (n) => Math.min(50 * n, 250) },
-        runRetryDelay: 250,
+        connection: connection(),
+        runRetryDelay: RECONNECT_MS,
         prefix,
         // The slots split exactly: the thread never has more than `concurrency` jobs in flight.
         concurrency: Math.floor(concurrency / WORKERS) + (i < concurrency % WORKERS ? 1 : 0),
@@ -66,6 +74,7 @@ parentPort.on("message", async (message) => {
   }
   if (message.close) {
     await Promise.all(workers.map((worker) => worker.close()));
+    for (const client of owned) client.disconnect();
     parentPort.postMessage({ closed: true });
   }
 });

@@ -50,6 +50,11 @@ export interface Dialect {
    * transaction at a time, so it needs nothing.
    */
   readonly forShare: string;
+  /**
+   * Test only (the chaos suite's before-claim-commit pause): holds a transaction open a few seconds, so a
+   * driver's SIGKILL lands before it commits. SQLite's transactions are synchronous: none.
+   */
+  readonly holdOpen: string | null;
 }
 
 export const SQLITE: Dialect = {
@@ -59,6 +64,7 @@ export const SQLITE: Dialect = {
   laneLock: null,
   directoryLock: null,
   forShare: "",
+  holdOpen: null,
 };
 
 export const POSTGRES: Dialect = {
@@ -68,6 +74,7 @@ export const POSTGRES: Dialect = {
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
   forShare: "FOR SHARE",
+  holdOpen: "SELECT 1 AS held FROM pg_sleep(3)",
 };
 
 /** A DateTime column's value as either database returns it. */

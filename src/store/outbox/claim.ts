@@ -13,6 +13,8 @@ export interface ClaimOptions {
   excludeTenants: string[];
   /** The run that takes the lease (its id prefixes the token, so its leases are found if it dies). */
   owner?: string;
+  /** Test only: called with the leased rows' count inside the transaction, which then stays open a while. */
+  beforeCommit?: (leased: number) => void;
 }
 
 /**
@@ -53,7 +55,7 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
   const text = claimText(d);
   const { now } = options;
   const expires = new Date(now.getTime() + options.leaseMs);
-  return yield* rows<OutboxRow>(
+  const leased = yield* rows<OutboxRow>(
     text,
     leaseToken,
     leaseToken,
@@ -67,6 +69,11 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
     options.excludeTenants,
     options.limit,
   );
+  if (options.beforeCommit && leased.length) {
+    options.beforeCommit(leased.length);
+    if (d.holdOpen) yield* rows(d.holdOpen);
+  }
+  return leased;
 }
 
 /**

@@ -6,6 +6,7 @@ import { DEFAULT_HEARTBEAT_MS } from "../../../policy/maintenance";
 import { DEFAULT_DELIVERY_LEASE_MS } from "../../../queue/delivery/options";
 import { DEFAULT_RELEASE_BATCH } from "../../../queue/held/run-release";
 import { unsupportedDatabaseUrl } from "../../../store/connection/database-url";
+import { redisAddressFromEnv } from "./redis-config";
 import { secretFromEnv } from "./secrets";
 
 const duration = (fallback: string) =>
@@ -26,6 +27,7 @@ const EnvSchema = z.object({
       const problem = unsupportedDatabaseUrl(url);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
+  /** One Redis server; or REDIS_SENTINELS (+ REDIS_SENTINEL_NAME), or REDIS_CLUSTER_NODES (redis-config.ts). */
   REDIS_URL: z.string().optional(),
   HOLDFAST_CONFIG: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -35,6 +37,8 @@ const EnvSchema = z.object({
   HOLDFAST_DELIVERY_LEASE_MS: z.coerce.number().int().min(100).default(DEFAULT_DELIVERY_LEASE_MS),
   /** Test-only: kill the process with SIGKILL at this point (see src/policy/faults.ts). */
   HOLDFAST_CRASH_AT: z.enum(FAULT_POINTS).optional(),
+  /** Test-only: log one line and hang at this point, for a driver's signal (see src/policy/faults.ts). */
+  HOLDFAST_PAUSE_AT: z.enum(FAULT_POINTS).optional(),
   /** How long a drain (a pause, a maintenance window, a SIGTERM) waits for in-flight work ("30s", "2m" or ms). */
   HOLDFAST_DRAIN_TIMEOUT: duration(`${DEFAULT_DRAIN_TIMEOUT_MS / 1000}s`),
   /** After a SIGTERM, keep taking work this long (load balancers that remove an endpoint late). */
@@ -74,6 +78,8 @@ export type HoldfastEnv = z.infer<typeof EnvSchema> & {
   HOST: string;
   /** When set, `GET /metrics` wants `Authorization: Bearer <token>` (HOLDFAST_METRICS_TOKEN or _FILE). */
   HOLDFAST_METRICS_TOKEN?: string;
+  /** The Redis address of the topology the environment names (redis-address.mjs); unset: the local Redis. */
+  redisAddress?: string;
 };
 
 /** Where the bot listens when HOST is unset: loopback only while it runs on the example's demo keys. */
@@ -98,5 +104,12 @@ export function parseEnv(env: NodeJS.ProcessEnv): HoldfastEnv {
   } catch (error) {
     throw new ConfigError(`environment variable HOLDFAST_METRICS_TOKEN_FILE: ${(error as Error).message}`);
   }
-  return { ...parsed.data, HOST: host, ...(metricsToken ? { HOLDFAST_METRICS_TOKEN: metricsToken } : {}) };
+  const redis = redisAddressFromEnv(env, parsed.data.HOLDFAST_QUEUE_PREFIX);
+  if (redis.error !== undefined) throw new ConfigError(`environment variable ${redis.error}`);
+  return {
+    ...parsed.data,
+    HOST: host,
+    ...(metricsToken ? { HOLDFAST_METRICS_TOKEN: metricsToken } : {}),
+    ...(redis.address ? { redisAddress: redis.address } : {}),
+  };
 }
