@@ -13,6 +13,7 @@ import { registerOperatorRoutes } from "./operator-routes";
 import { registerOutboxRoutes } from "./outbox-routes";
 import { declaredRoutes, defineRoute, enableDeclaredRoutes } from "./route";
 import { registerRunRoutes } from "./run-routes";
+import { registerSecurityHeaders } from "./security-headers";
 import { registerTriggerRoutes } from "./trigger-routes";
 
 export interface HealthReport {
@@ -52,6 +53,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     request.log.debug({ method: request.method, route, status: reply.statusCode }, "request");
   });
 
+  registerSecurityHeaders(app);
   registerJsonBodyRules(app);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
