@@ -62,7 +62,7 @@ describe("the console in a frame of another origin", () => {
     // Give the frame time to load (or be refused); then read what it shows.
     await page.waitForTimeout(1_500);
     const frame = await frameElement.contentFrame();
-    const shown = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+    const shown = frame ? await frame.evaluate(() => document.body?.textContent ?? "").catch(() => "") : "";
     expect(shown).not.toContain("ops-agent");
     expect(shown).not.toContain("Pause");
     expect(await frame?.$("form")).toBeFalsy();

@@ -58,7 +58,11 @@ describe.each(PROVIDERS)("console sign-in limits and sessions on %s", (provider)
 
   it("keeps at most LINKS_PER_USER unused one-time links per user: the oldest stops working", async () => {
     let ms = at.getTime();
-    h = await createConsoleHarness(provider, () => new Date((ms += 1000))); // each link a second after the last
+    const stepping = () => {
+      ms += 1000; // each link a second after the last
+      return new Date(ms);
+    };
+    h = await createConsoleHarness(provider, stepping);
     const alice = (await findUserById(h.ctx.store.db, "acme:alice"))!;
     const links: string[] = [];
     for (let n = 0; n < LINKS_PER_USER + 1; n++) links.push(await createSignInPath(h.ctx, alice));

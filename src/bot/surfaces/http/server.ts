@@ -32,7 +32,15 @@ export interface HttpServerOptions {
   metricsToken?: string;
   /** HOLDFAST_PUBLIC_URL: the deployment's own origin (browser pages there may call `/mcp`). */
   publicUrl?: string;
+  /**
+   * The longest a client may take to send a whole request, headers and body (a slow body is cut off with a
+   * 408 and the connection closed). Default 30 s; checked every `requestTimeoutCheckMs` (default 2 s).
+   */
+  requestTimeoutMs?: number;
+  requestTimeoutCheckMs?: number;
 }
+
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A load balancer reads only the status; a person reads `checks`. */
 const HEALTH_ANSWERS = { 200: "healthy", 503: "a dependency does not answer (named in `checks`)" };
@@ -43,6 +51,12 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: options.ctx.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // Fastify's default is no limit at all: a body sent a byte at a time held its connection for good.
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.requestTimeoutCheckMs ?? 2_000,
+    },
     // Two lines per request at info would bury the start log and every fact after it (the console polls every
     // 2 s); requests are logged at debug instead, and failures always.
     logController: new LogController({ disableRequestLogging: true }),
