@@ -75,6 +75,7 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, jitter = 0): 
  * What one delivery attempt came to, in three classes (README "Delivery outcomes"):
  * - not sent: the request never left (refused connection, DNS or TLS failure, not fully written), so
  *   another try is safe whatever the contract; `permanent` when it never can leave (an unparsable URL);
+ *   `review` when it never can leave as stored and a person settles it (a key a header cannot carry);
  * - sent, no answer (`uncertain`): the destination may have applied it, so the contract decides;
  * - answered: the status decides (`acknowledged`, `retryable` for 408, 429 and 5xx, `rejected`).
  */
@@ -82,7 +83,7 @@ export type AttemptOutcome =
   | { kind: "acknowledged"; status: number }
   | { kind: "retryable"; status?: number; error?: string }
   | { kind: "rejected"; status: number }
-  | { kind: "not_sent"; error: string; permanent?: boolean }
+  | { kind: "not_sent"; error: string; permanent?: boolean; review?: boolean }
   | { kind: "uncertain"; error: string };
 
 export type OutcomeClass = "not_sent" | "no_answer" | "answered";
@@ -141,7 +142,8 @@ export interface AttemptHistory {
  * of its own, so the item keeps whatever doubt earlier attempts left (an item with none is planned again;
  * one with an unanswered attempt behind it stays DISPATCHED, so the contract rule still runs before the
  * next send). An unanswered attempt is retried only through the contract rule (`afterUncertainOutcome`).
- * Once the budget is spent, an item that may have landed needs review and any other has failed.
+ * Once the budget is spent, an item that may have landed needs review and any other has failed. An item
+ * that can never be sent as stored needs review at once: it leaves its lane, and a person settles it.
  */
 export function afterFailedAttempt(
   outcome: Exclude<AttemptOutcome, { kind: "acknowledged" }>,
@@ -150,6 +152,7 @@ export function afterFailedAttempt(
   policy: RetryPolicy,
   jitter = 0,
 ): AfterAttempt {
+  if (outcome.kind === "not_sent" && outcome.review) return { step: "settle", state: "NEEDS_REVIEW" };
   const doubt = outcome.kind === "uncertain" || history.earlierUncertain;
   const final = outcome.kind === "rejected" || (outcome.kind === "not_sent" && outcome.permanent === true);
   if (final || history.attempts >= policy.maxAttempts)

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import type { ConversationEvent } from "../../src/bot/app/chat/conversation";
 import type { HandlerContext } from "../../src/bot/app/context";
@@ -27,6 +28,7 @@ export interface Answer {
   body: string;
   cookies: string[];
   location?: string;
+  headers: Record<string, unknown>;
 }
 
 /** One browser's cookies: what the console set, sent back on every request. */
@@ -81,7 +83,11 @@ export interface ConsoleHarness {
 }
 
 /** The API server with the console mounted, over a fresh database with the example directory. */
-export async function createConsoleHarness(provider: Provider, now: () => Date = () => new Date()) {
+export async function createConsoleHarness(
+  provider: Provider,
+  now: () => Date = () => new Date(),
+  mount?: (http: FastifyInstance, ctx: HandlerContext) => void,
+) {
   const db = await createTestDatabase(provider);
   await syncDirectory(db.store, loadDirectoryFile(EXAMPLE_CONFIG));
   const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now, events: new HoldfastEvents() };
@@ -96,6 +102,7 @@ export async function createConsoleHarness(provider: Provider, now: () => Date =
   });
   registerMessageRoutes(http, ctx, { web: webPublisher(ctx) });
   registerConsole(http, { ctx, router });
+  mount?.(http, ctx);
   await http.ready();
   const harness: ConsoleHarness = {
     db,
@@ -114,6 +121,7 @@ export async function createConsoleHarness(provider: Provider, now: () => Date =
         body: response.body,
         cookies: Array.isArray(set) ? set : set ? [set] : [],
         location: response.headers.location as string | undefined,
+        headers: response.headers,
       };
     },
     browser: () => new Browser(harness),

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { redisAttemptCounter } from "../../queue/attempt-counter";
 import { httpTransport } from "../../queue/delivery/http-transport";
 import { claimRedisPrefix } from "../../queue/deployment-claim";
 import { connectRedis, type RedisHandle } from "../../queue/redis";
@@ -13,6 +14,7 @@ import { migrateDatabase } from "../../store/connection/migrate";
 import { claimDatabaseFile } from "../../store/connection/sqlite-claim";
 import { syncDirectory } from "../../store/directory/directory";
 import { lastMonitorTickAt } from "../../store/escalations/monitor-tick";
+import { memoryAttemptCounter } from "../app/auth/sign-in-limits";
 import { conversationPoster } from "../app/chat/conversation";
 import type { HandlerContext } from "../app/context";
 import { HoldfastEvents } from "../app/events";
@@ -225,6 +227,7 @@ async function serve(
     http,
     exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
     publicUrl: env.HOLDFAST_PUBLIC_URL,
+    attempts: redisAttemptCounter(redis.client, env.HOLDFAST_QUEUE_PREFIX, memoryAttemptCounter()),
   });
   const chat = await startChat({
     env: options.processEnv ?? {},

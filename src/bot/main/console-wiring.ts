@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { KnownUser } from "../../store/directory/directory";
 import { createSignInPath } from "../app/auth/console-sessions";
+import type { AttemptCounter } from "../app/auth/sign-in-limits";
 import type { HandlerContext } from "../app/context";
 import { seedDemo } from "../app/demo/seed";
 import type { ChatRouter } from "../surfaces/chat/types";
@@ -14,6 +15,8 @@ export interface ConsoleWiringOptions {
   exampleConfig: string | null;
   /** HOLDFAST_PUBLIC_URL: the console's address as people reach it (default: the address the bot listens on). */
   publicUrl?: string;
+  /** Counts sign-in attempts for every process at once (on Redis); absent: each process counts its own. */
+  attempts?: AttemptCounter;
 }
 
 export interface ConsoleWiring {
@@ -34,7 +37,7 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
       const demoHint = exampleConfig
         ? "Demo: the start log prints a one-time link for alice; the others' demo keys are in holdfast.example.yaml (rita demo-key-acme-rita-0004 is the reviewer)."
         : undefined;
-      registerConsole(http, { ctx, router, demoHint });
+      registerConsole(http, { ctx, router, demoHint, attempts: options.attempts });
       if (exampleConfig) registerDemoReceiver(http, ctx);
     },
     async listening(url) {

@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { Agent, request } from "undici";
 import type { AttemptOutcome } from "../../policy/delivery";
 import { classifyResponse } from "../../policy/delivery";
+import { HEADER_SAFE_RULE, isHeaderSafe } from "../../policy/header-ids";
 import type { OutboxItem } from "../../store/outbox/types";
 import { THREAD_RESOURCE_LIMITS } from "../thread-limits";
 import { ResultRecord, SendRecord, TurnBatch } from "../threads/protocol.mjs";
@@ -98,12 +99,21 @@ export function outcomeOf(result: PostResult): AttemptOutcome {
   return { kind: "uncertain", error: result.error };
 }
 
+/** A key stored before the doors checked it, which no header can carry: never sent, settled by a person. */
+const UNSENDABLE_KEY: AttemptOutcome = {
+  kind: "not_sent",
+  error: `its key cannot be sent as an Idempotency-Key (${HEADER_SAFE_RULE})`,
+  permanent: true,
+  review: true,
+};
+
 /**
  * POSTs the payload as JSON with the item's key as `Idempotency-Key` on every attempt, signed with the
  * agent's key when it has one (Standard Webhooks, `webhook-id` = the item's key). A timeout, or a
  * connection broken once the request was written, is `uncertain`: the destination may have applied the
  * effect. An error before the request was written in full is `not_sent`; an address the rule refuses (a
- * hostname resolving to a link-local or metadata address) is never connected to: `not_sent`, permanent.
+ * hostname resolving to a link-local or metadata address) is never connected to: `not_sent`, permanent. An
+ * item whose key a header cannot carry is never sent either, and needs a person's review at once.
  */
 export function httpTransport(timeoutMs = 10_000, signing: SigningKeys = new Map()): DeliveryTransport {
   const thread = postThread(timeoutMs, signing);
@@ -111,6 +121,7 @@ export function httpTransport(timeoutMs = 10_000, signing: SigningKeys = new Map
   let lookups: Agent | null = null;
   return {
     async send(item, attemptId) {
+      if (!isHeaderSafe(item.id)) return UNSENDABLE_KEY;
       const result = await thread.post(
         item.destination,
         item.payload,

@@ -1,5 +1,7 @@
 import type { Db } from "../connection/client";
-import { findUserById, type KnownUser } from "./directory";
+import { endConsoleAccess, findUserById, type KnownUser } from "./directory";
+
+export { endConsoleAccess };
 
 export interface ConsoleSessionRow {
   user: KnownUser;
@@ -51,4 +53,28 @@ export async function consumeConsoleLink(db: Db, idHash: string, now: Date): Pro
   if (used.count !== 1) return null;
   const link = await db.consoleLink.findUnique({ where: { id: idHash } });
   return link ? findUserById(db, link.userId) : null;
+}
+
+/** Keeps a user's newest `keep` sessions and ends the older ones; the count ended. */
+export async function capConsoleSessions(db: Db, userId: string, keep: number): Promise<number> {
+  const older = await db.consoleSession.findMany({
+    where: { userId },
+    orderBy: [{ createdAt: "desc" }, { expiresAt: "desc" }],
+    skip: keep,
+    select: { id: true },
+  });
+  if (older.length === 0) return 0;
+  const ended = await db.consoleSession.deleteMany({ where: { id: { in: older.map((s) => s.id) } } });
+  return ended.count;
+}
+
+/** Keeps a user's newest `keep` unused links (all live 10 minutes, so the latest to expire are the newest). */
+export async function capConsoleLinks(db: Db, userId: string, keep: number): Promise<void> {
+  const older = await db.consoleLink.findMany({
+    where: { userId, usedAt: null },
+    orderBy: { expiresAt: "desc" },
+    skip: keep,
+    select: { id: true },
+  });
+  if (older.length) await db.consoleLink.deleteMany({ where: { id: { in: older.map((l) => l.id) } } });
 }

@@ -62,10 +62,15 @@ async function syncTenant(tx: Tx, tenant: TenantSpec): Promise<void> {
 
   const userIds = tenant.users.map((u) => userId(tenant.id, u.name));
   await tx.identity.deleteMany({ where: { tenantId: tenant.id } });
+  const gone = await tx.user.findMany({ where: { tenantId: tenant.id, id: { notIn: userIds } }, select: { id: true } });
+  for (const user of gone) await endConsoleAccess(tx, user.id);
   await tx.user.deleteMany({ where: { tenantId: tenant.id, id: { notIn: userIds } } });
   for (const user of tenant.users) {
     const id = userId(tenant.id, user.name);
     const fields = { isAdmin: tenant.admins.includes(user.name), apiKeyHash: user.apiKeyHash ?? null };
+    // A changed (or removed) key ends every console session the user opened with the old one, links included.
+    const before = await tx.user.findUnique({ where: { id }, select: { apiKeyHash: true } });
+    if (before && before.apiKeyHash !== fields.apiKeyHash) await endConsoleAccess(tx, id);
     await tx.user.upsert({
       where: { id },
       create: { id, tenantId: tenant.id, name: user.name, ...fields },
@@ -100,6 +105,12 @@ async function syncTenant(tx: Tx, tenant: TenantSpec): Promise<void> {
     }
     await ensureControl(tx, agentScope(id), tenant.id, id);
   }
+}
+
+/** Ends every console session of a user and voids their unused links; the count of sessions ended. */
+export async function endConsoleAccess(db: Pick<Db, "consoleSession" | "consoleLink">, userId: string) {
+  await db.consoleLink.deleteMany({ where: { userId } });
+  return (await db.consoleSession.deleteMany({ where: { userId } })).count;
 }
 
 async function ensureControl(tx: Tx, scope: string, tenantId: string, agent: string | null): Promise<void> {

@@ -1,10 +1,14 @@
 import crypto from "node:crypto";
 import { hashKey } from "../../../policy/key-hash";
+import { LINKS_PER_USER, SESSIONS_PER_USER } from "../../../policy/sign-in-limits";
 import {
+  capConsoleLinks,
+  capConsoleSessions,
   consumeConsoleLink,
   createConsoleLink,
   createConsoleSession,
   deleteConsoleSession,
+  endConsoleAccess,
   findConsoleSession,
   pruneConsoleSessions,
 } from "../../../store/directory/console-sessions";
@@ -31,7 +35,10 @@ export async function findSession(ctx: HandlerContext, token: string): Promise<C
   return row ? { user: row.user, csrfToken: row.csrfToken } : null;
 }
 
-/** Opens a session for this user; the returned token goes into the cookie. Old sessions and links are dropped. */
+/**
+ * Opens a session for this user; the returned token goes into the cookie. Expired sessions and links are
+ * dropped, and past SESSIONS_PER_USER the user's oldest session ends.
+ */
 export async function openSession(ctx: HandlerContext, user: KnownUser): Promise<string> {
   const token = newToken();
   const expiresAt = new Date(ctx.now().getTime() + SESSION_TTL_MS);
@@ -42,7 +49,8 @@ export async function openSession(ctx: HandlerContext, user: KnownUser): Promise
     expiresAt,
   });
   await pruneConsoleSessions(ctx.store.db, ctx.now());
-  ctx.log.info({ actor: user.id }, "console sign-in");
+  const ended = await capConsoleSessions(ctx.store.db, user.id, SESSIONS_PER_USER);
+  ctx.log.info({ actor: user.id, ...(ended ? { endedOldest: ended } : {}) }, "console sign-in");
   return token;
 }
 
@@ -50,11 +58,22 @@ export async function closeSession(ctx: HandlerContext, token: string): Promise<
   await deleteConsoleSession(ctx.store.db, hashKey(token));
 }
 
-/** A one-time sign-in path ("/sign-in/<token>") for this user: valid 10 minutes, usable once. */
+/** Ends every console session of this user and voids their unused links ("Sign out everywhere"). */
+export async function endEverySession(ctx: HandlerContext, user: KnownUser): Promise<number> {
+  const ended = await endConsoleAccess(ctx.store.db, user.id);
+  ctx.log.info({ actor: user.id, sessions: ended }, "console sessions ended everywhere");
+  return ended;
+}
+
+/**
+ * A one-time sign-in path ("/sign-in/<token>") for this user: valid 10 minutes, usable once. Past
+ * LINKS_PER_USER unused links, the user's oldest one stops working.
+ */
 export async function createSignInPath(ctx: HandlerContext, user: KnownUser): Promise<string> {
   const token = newToken();
   const expiresAt = new Date(ctx.now().getTime() + LINK_TTL_MS);
   await createConsoleLink(ctx.store.db, { idHash: hashKey(token), userId: user.id, expiresAt });
+  await capConsoleLinks(ctx.store.db, user.id, LINKS_PER_USER);
   return `/sign-in/${token}`;
 }
 

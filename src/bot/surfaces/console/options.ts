@@ -1,3 +1,4 @@
+import type { AttemptCounter } from "../../app/auth/sign-in-limits";
 import type { HandlerContext } from "../../app/context";
 import type { ChatRouter } from "../chat/types";
 
@@ -7,4 +8,6 @@ export interface ConsoleOptions {
   router: ChatRouter;
   /** Shown on the sign-in page (the demo says which keys to use). */
   demoHint?: string;
+  /** Counts sign-in attempts for the limits (shared by every process when given); default: this process's memory. */
+  attempts?: AttemptCounter;
 }

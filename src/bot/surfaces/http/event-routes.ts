@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { headerSafeId } from "../../../policy/header-ids";
 import type { HandlerContext } from "../../app/context";
 import { acceptEvent } from "../../app/held/receive-event";
 import { requireOwner } from "./auth";
@@ -7,7 +8,7 @@ import { ApiError } from "./errors";
 import { defineRoute } from "./route";
 
 const Params = z.object({ agent: z.string().min(1).max(200) });
-const Id = z.string().min(1).max(200);
+const Id = headerSafeId(200);
 
 export const StateDelta = z
   .object({

@@ -14,6 +14,7 @@ import { registerOperatorRoutes } from "./operator-routes";
 import { registerOutboxRoutes } from "./outbox-routes";
 import { declaredRoutes, defineRoute, enableDeclaredRoutes } from "./route";
 import { registerRunRoutes } from "./run-routes";
+import { registerSecurityHeaders } from "./security-headers";
 import { registerTriggerRoutes } from "./trigger-routes";
 
 export interface HealthReport {
@@ -34,7 +35,15 @@ export interface HttpServerOptions {
   publicUrl?: string;
   /** This process's maintenance state; not `ready` while it drains for its own stop (then /healthz is 503). */
   maintenance?: () => { state: string; ready: boolean };
+  /**
+   * The longest a client may take to send a whole request, headers and body (a slow body is cut off with a
+   * 408 and the connection closed). Default 30 s; checked every `requestTimeoutCheckMs` (default 2 s).
+   */
+  requestTimeoutMs?: number;
+  requestTimeoutCheckMs?: number;
 }
+
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A load balancer reads only the status; a person reads `checks`. */
 const HEALTH_ANSWERS = {
@@ -48,6 +57,12 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: options.ctx.log as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    // Fastify's default is no limit at all: a body sent a byte at a time held its connection for good.
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.requestTimeoutCheckMs ?? 2_000,
+    },
     // Two lines per request at info would bury the start log and every fact after it (the console polls every
     // 2 s); requests are logged at debug instead, and failures always.
     logController: new LogController({ disableRequestLogging: true }),
@@ -58,6 +73,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     request.log.debug({ method: request.method, route, status: reply.statusCode }, "request");
   });
 
+  registerSecurityHeaders(app);
   registerJsonBodyRules(app);
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
