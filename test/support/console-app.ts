@@ -24,7 +24,14 @@ export interface DemoApp {
  * of the example (same file name, as the project root) with that port put in.
  */
 export async function startDemoApp(
-  options: { databaseUrl?: string; port?: number; prefix?: string; realConfig?: boolean } = {},
+  options: {
+    databaseUrl?: string;
+    port?: number;
+    prefix?: string;
+    realConfig?: boolean;
+    /** More environment, e.g. HOLDFAST_MONITOR_INTERVAL. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<DemoApp> {
   const { databaseUrl } = options;
   const port = options.port ?? (await freePort());
@@ -37,6 +44,7 @@ export async function startDemoApp(
     DATABASE_URL: databaseUrl ?? `file:${path.join(root, "holdfast.db")}`,
     HOLDFAST_QUEUE_PREFIX: options.prefix ?? `console-${crypto.randomBytes(4).toString("hex")}`,
     LOG_LEVEL: "info",
+    ...options.env,
     // The very same file given as a real config: then nothing may be seeded.
     ...(options.realConfig ? { HOLDFAST_CONFIG: configFile, HOST: "127.0.0.1" } : {}),
   });
