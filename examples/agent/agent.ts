@@ -14,7 +14,7 @@ const AGENT_KEY = process.env.HOLDFAST_AGENT_KEY ?? "demo-key-acme-ops-agent-000
 /** How often a paused agent asks again whether it may go on. */
 const PAUSE_POLL_MS = Number(process.env.HOLDFAST_PAUSE_POLL_MS ?? 5_000);
 /** Declared for ops-agent in holdfast.example.yaml: the bot's demo receiver stands in for the mail service. */
-const DESTINATION = process.env.HOLDFAST_DESTINATION ?? "http://127.0.0.1:3000/demo/receiver";
+const DESTINATION = process.env.HOLDFAST_DESTINATION ?? `${BASE_URL}/demo/receiver`;
 
 // What the agent reads of the tools' answers (their structuredContent: the same JSON as the HTTP API's).
 interface Status {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-address.mjs";
 
 /** How long a count may take before the caller counts in its own memory instead. */
 const ANSWER_WITHIN_MS = 500;
@@ -9,7 +9,7 @@ const ANSWER_WITHIN_MS = 500;
  * so a sign-in never waits on Redis.
  */
 export function redisAttemptCounter(
-  client: Redis,
+  client: RedisClient,
   prefix: string,
   fallback: { hit(key: string, ttlMs: number): Promise<number> },
 ) {

@@ -56,7 +56,7 @@ async function startLocalRedis(port: number, log: Logger): Promise<ChildProcess>
   for (let i = 0; i < 50; i++) {
     const up = await Promise.race([answers(LOCAL_HOST, port, 200), failed]);
     if (up) {
-      log.info({ pid: child.pid }, "started a local redis-server");
+      log.info({ redisPid: child.pid }, "started a local redis-server");
       return child;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -13,7 +13,7 @@ import { KEYS } from "../support/harness";
 // (one database, SQLite: the same flows run on both databases at the handler level, console-http.test.ts).
 // The steps run in order on one page: approve before the pause, then pause, chat, review, resume.
 
-// The README's screenshots are refreshed on purpose (HOLDFAST_SCREENSHOTS_DIR=docs/screenshots); an ordinary run
+// The README's screenshots are refreshed on purpose (`npm run screenshots` sets HOLDFAST_SCREENSHOTS_DIR); an ordinary run
 // writes its pictures to a temporary folder, so `npm test` leaves the checkout as it found it.
 const SHOTS = process.env.HOLDFAST_SCREENSHOTS_DIR
   ? path.resolve(process.env.HOLDFAST_SCREENSHOTS_DIR)
@@ -71,7 +71,8 @@ describe("the console in headless Chromium", () => {
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    demo = await startDemoApp();
+    // The monitor ticks every second, so the escalation step below does not wait 30 s for its ping.
+    demo = await startDemoApp({ env: { HOLDFAST_MONITOR_INTERVAL: "1s" } });
     profile = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: "/usr/bin/chromium",
@@ -189,4 +190,44 @@ describe("the console in headless Chromium", () => {
     await shot("10-resumed");
     await receiverShows(`${DEMO.trigger}:release:`); // the coalesced delivery of the held occurrences
   }, 40_000);
+
+  it("bob acknowledges and takes over an escalation from the console", async () => {
+    // The agent asks for an approval that escalates after 1 s to its secondary manager, bob.
+    const created = await fetch(`${demo.base}/v1/runs`, {
+      method: "POST",
+      headers: { authorization: "Bearer demo-key-acme-ops-agent-0007", "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "invoice-42",
+        agent: "ops-agent",
+        operation: "send-invoice",
+        destination: `${demo.base}${DEMO.receiverPath}`,
+        packet: { invoice: 42, amount: "1,200 EUR" },
+        deadline: new Date(Date.now() + 24 * 3600_000).toISOString(),
+        escalateAfter: "1s",
+      }),
+    });
+    expect(created.status).toBe(201);
+    await signInWithKey("bob");
+    // The overview's entry appears with the ping (live updates) and links to the Escalations page.
+    const entry = page.locator("#active-escalations a", { hasText: "invoice-42" });
+    await entry.waitFor({ timeout: 20_000 });
+    await entry.click();
+    await sees(page.locator("h1"), "Escalations");
+    const card = page.locator("article.escalation", { hasText: "invoice-42" });
+    await sees(card, "An approval waits (ops-agent)");
+    await sees(card, "rita"); // on whom it waits
+    await sees(card, "level 1 at");
+    await sees(card, "no chat platform: shown in the console only");
+    await shot("11-escalations");
+    await card.getByRole("button", { name: "Acknowledge" }).click();
+    await sees(page.locator(".note.ok"), "Acknowledged at level 1: no more reminders at this level.");
+    await sees(card, "Acknowledged by bob");
+    await card.getByRole("button", { name: "Take over" }).click();
+    await sees(page.locator(".note.ok"), "You are now a reviewer of run invoice-42 (version 1)");
+    // bob now decides it as any reviewer does.
+    await page.goto(`${demo.base}/approvals`);
+    const approval = page.locator("article", { hasText: "send-invoice" });
+    await sees(approval, "bob");
+    await approval.getByRole("button", { name: "Approve" }).waitFor();
+  }, 60_000);
 });

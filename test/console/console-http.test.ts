@@ -258,9 +258,34 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const slack = recordingPlatform("slack");
     await createChatEscalationMonitor(h.ctx, { publishers: { slack }, publicUrl: "http://127.0.0.1:3000" }).tick();
     const seen = fromHtml((await bob.get("/")).body);
-    expect(seen).toMatch(/approval stale-1 \(ops-agent\) · level 1, waiting since /);
+    const id = (await h.ctx.store.db.escalation.findFirstOrThrow()).id;
+    // The overview's entry links to the Escalations page.
+    expect(seen).toContain(`<a href="/escalations#${id}">approval stale-1 (ops-agent)</a> · level 1, waiting since `);
     const mia = h.browser();
-    await mia.signIn("mia"); // a member the policy does not name
+    const miaToken = await mia.signIn("mia"); // a member the policy does not name
     expect(fromHtml((await mia.get("/")).body)).toContain("No active escalations.");
+    // The Escalations page: what waits, on whom, the pings and where they went.
+    const desk = await bob.get("/escalations");
+    expect(desk.status).toBe(200);
+    expect(fromHtml(desk.body)).toContain("Approval of send-invoice (run stale-1, version 1)");
+    expect(fromHtml(desk.body)).toMatch(/level 1 at [^<]+ to bob: slack dm-slack-U0BOB/);
+    // Refusals change nothing: another's escalation is unknown, a made-up id is a 400, no CSRF token a 403.
+    const token = Browser.token(desk);
+    expect((await mia.post("/escalations/ack", { _csrf: miaToken, id })).status).toBe(404);
+    expect((await bob.post("/escalations/ack", { _csrf: token, id: "not-an-id" })).status).toBe(400);
+    expect((await bob.post("/escalations/take-over", { id })).status).toBe(403);
+    expect((await h.ctx.store.db.escalation.findFirstOrThrow()).state).toBe("open");
+    // Acknowledge and Take over, through the chat buttons' handlers and in their words.
+    const acked = await bob.post("/escalations/ack", { _csrf: token, id });
+    expect(fromHtml(acked.body)).toContain("Acknowledged at level 1: no more reminders at this level.");
+    expect(fromHtml((await bob.post("/escalations/ack", { _csrf: token, id })).body)).toContain(
+      "Already acknowledged by bob",
+    );
+    const took = await bob.post("/escalations/take-over", { _csrf: token, id });
+    expect(took.status).toBe(200);
+    expect(fromHtml(took.body)).toContain("You are now a reviewer of run stale-1 (version 1)");
+    expect((await h.ctx.store.db.run.findFirstOrThrow({ where: { id: "acme:stale-1" } })).reviewers).toContain(
+      "acme:bob",
+    );
   });
 });

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,6 +8,14 @@ import { DEMO } from "../../src/bot/app/demo/seed";
 import { freePort } from "../support/bot-process";
 import { type DemoApp, startDemoApp } from "../support/console-app";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
+
+/** Whether nothing listens on this port of 127.0.0.1 now. */
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 
 describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
   let db: { url: string; drop(): Promise<void> };
@@ -58,6 +67,26 @@ describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
     expect(await seeded()).toEqual({ triggers: 1, runs: 1, waitingForRita: 1, events: 1 });
     expect(await demo.app.ctx.store.db.consoleLink.count()).toBe(2); // one fresh link for alice per start
   }, 90_000);
+
+  it("runs on PORT=3999: it seeds, and its trigger reaches the demo receiver", async () => {
+    db = await freshDatabase();
+    // The example declares the receiver at ${PORT}, so any port works; 3999 unless another run holds it.
+    const port = (await portIsFree(3999)) ? 3999 : await freePort();
+    demo = await startDemoApp({ databaseUrl: db.url, port });
+    expect(demo.demoLine).toContain(`demo ready: open the console at http://127.0.0.1:${port}/`);
+    expect(await seeded()).toEqual({ triggers: 1, runs: 1, waitingForRita: 1, events: 1 });
+    // The trigger fires every 30 s into the demo receiver: its page lists what arrived (and the agent's
+    // webhook, the same receiver, got the seeded inbound event).
+    const until = Date.now() + 75_000;
+    let shown = "";
+    while (!shown.includes(DEMO.trigger) && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      shown = await (await fetch(`${demo.base}${DEMO.receiverPath}`)).text();
+    }
+    expect(shown).toContain(DEMO.trigger);
+    expect(shown).toContain("documents.signed");
+    expect(demo.lines.some((l) => String(l.msg).includes("demo not seeded"))).toBe(false);
+  }, 120_000);
 
   it("never seeds on a real config, even the example's own file given as HOLDFAST_CONFIG", async () => {
     db = await freshDatabase();

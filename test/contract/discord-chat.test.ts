@@ -77,6 +77,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
         "approvals",
         "console",
         "escalations",
+        "maintenance",
       ]);
     });
 

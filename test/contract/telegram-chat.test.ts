@@ -74,6 +74,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
         "approvals",
         "console",
         "escalations",
+        "maintenance",
       ]);
     });
 

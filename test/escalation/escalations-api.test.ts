@@ -18,6 +18,7 @@ import {
   TITLE,
 } from "../support/escalation-harness";
 import { KEYS } from "../support/harness";
+import { capturedLog } from "../support/log-capture";
 
 describe.each(PROVIDERS)("the escalation API on %s", (provider) => {
   const T0 = comingDay(8);
@@ -78,6 +79,40 @@ describe.each(PROVIDERS)("the escalation API on %s", (provider) => {
     for (const user of ["rita", "gina"] as const)
       expect((await call("GET", "/v1/escalations", user)).json.items).toEqual([]);
     expect((await call("GET", "/v1/escalations")).status).toBe(401);
+  });
+
+  it("lists each ping and where it was posted; a ping that reached no platform says so, in the API and the log", async () => {
+    const bob = await call("GET", "/v1/escalations", "bob");
+    expect(bob.json.items[0].pings).toEqual([
+      {
+        level: 1,
+        repeat: 0,
+        sentAt: h.clock.now.toISOString(),
+        notified: ["bob"],
+        postedTo: [
+          { platform: "slack", channel: "dm-slack-U0BOB" },
+          { platform: "telegram", channel: "dm-telegram-7000005" },
+        ],
+        note: null,
+      },
+    ]);
+    // Another wait, pinged by a process with no chat platform.
+    const { log, lines } = capturedLog();
+    const offline = h.start({ chat: false, log });
+    await makeWait(h.db, "review", h.clock.now);
+    h.clock.advance(11 * MIN);
+    await offline.monitor.tick();
+    const items = (await call("GET", "/v1/escalations", "bob")).json.items;
+    const review = items.find((e: { kind: string }) => e.kind === "review");
+    expect(review.pings).toEqual([
+      expect.objectContaining({ level: 1, postedTo: [], note: "no chat platform: shown in the console only" }),
+    ]);
+    const line = lines.find((l) => l.escalation === review.id);
+    expect(line).toMatchObject({
+      level: 30, // pino's own level (info), not overwritten by the escalation's
+      escalationLevel: 1,
+      msg: "escalation ping: no chat platform: shown in the console only",
+    });
   });
 
   it("acknowledges through the one handler; the state filter and paging follow", async () => {

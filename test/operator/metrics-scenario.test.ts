@@ -5,6 +5,7 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HoldfastApp, startApp } from "../../src/bot/main/app";
+import { PORT_PLACEHOLDER } from "../../src/bot/main/config/directory-file";
 import { parseEnv } from "../../src/bot/main/config/env";
 import { lastMonitorTickAt } from "../../src/store/escalations/monitor-tick";
 import { AGENT_KEY } from "../support/approvals";
@@ -44,7 +45,7 @@ describe.each(PROVIDERS)("/metrics after a scripted scenario on %s", (provider) 
     receiver.behave = (call) => (call.path === "/reject" ? { kind: "status", status: 400 } : { kind: "ok" });
     const yaml = fs
       .readFileSync(EXAMPLE_CONFIG, "utf8")
-      .replace("webhook: http://127.0.0.1:3000/demo/receiver", `webhook: ${receiver.url}/agent`)
+      .replace(`webhook: http://127.0.0.1:${PORT_PLACEHOLDER}/demo/receiver`, `webhook: ${receiver.url}/agent`)
       .replace(
         '"http://127.0.0.1:4000/actions": "key-retained 24h"',
         `"${receiver.url}/actions": "key-retained 24h"\n          "${receiver.url}/reject": "none"`,

@@ -125,7 +125,7 @@ describe("the start log and start errors", () => {
     }
   });
 
-  it("is readable on a terminal (LOG_FORMAT=pretty): one line per fact, no JSON", async () => {
+  it("is readable on a terminal (LOG_FORMAT=pretty): one line per fact with its fields, no JSON", async () => {
     const bot = await spawnBot(freshEnv("pretty", { LOG_FORMAT: "pretty" }));
     try {
       await bot.waitForLog((l) => typeof l.raw === "string" && l.raw.includes("holdfast is serving at"));
@@ -133,6 +133,10 @@ describe("the start log and start errors", () => {
       expect(lines.every((l) => !l.startsWith("{"))).toBe(true);
       expect(lines.some((l) => /INFO.*chat platforms: none: API and console only/.test(l))).toBe(true);
       expect(lines.some((l) => /INFO.*database: SQLite file /.test(l))).toBe(true);
+      // Each event's fields after its message, as name=value: no raw object, no field over pino's own.
+      expect(lines.some((l) => /INFO.*holdfast is serving at \S+ {2}port=\d+ /.test(l))).toBe(true);
+      expect(lines.every((l) => !/[{}]/.test(l.replace(/queuePrefix=\S+/, "")))).toBe(true);
+      expect(lines.join("\n")).not.toContain("USERLVL");
     } finally {
       bot.child.kill("SIGTERM");
       await bot.exited;

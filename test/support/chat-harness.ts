@@ -7,7 +7,7 @@ import { createSignInPath } from "../../src/bot/app/auth/console-sessions";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
 import { type ChatWiring, startChat } from "../../src/bot/main/chat-wiring";
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
+import { loadDirectoryFile, PORT_PLACEHOLDER } from "../../src/bot/main/config/directory-file";
 import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import { agentScope } from "../../src/policy/ids";
 import type { Provider, StoreOptions } from "../../src/store/connection/client";
@@ -48,7 +48,10 @@ export async function startChatHarness(
   const agent = await startRecordingServer(() => ({ status: 200, body: { ok: true } }));
   const configFile = path.join(os.tmpdir(), `holdfast-chat-${process.pid}-${agent.port}.yaml`);
   const example = fs.readFileSync(EXAMPLE_CONFIG, "utf8");
-  fs.writeFileSync(configFile, example.replace("http://127.0.0.1:3000/demo/receiver", `${agent.url}/agent`));
+  fs.writeFileSync(
+    configFile,
+    example.replace(`http://127.0.0.1:${PORT_PLACEHOLDER}/demo/receiver`, `${agent.url}/agent`),
+  );
   const db = await createTestDatabase(provider, storeOptions);
   await syncDirectory(db.store, loadDirectoryFile(configFile));
   fs.rmSync(configFile);

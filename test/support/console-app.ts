@@ -19,24 +19,32 @@ export interface DemoApp {
 }
 
 /**
- * The real app on the example config (HOLDFAST_CONFIG unset), as `npm start` runs it, so it seeds the demo.
- * The example declares the demo receiver on port 3000; a test runs on a free port, so it starts from a copy
- * of the example (same file name, as the project root) with that port put in.
+ * The real app on the example config (HOLDFAST_CONFIG unset), as `npm start` runs it, so it seeds the demo,
+ * on a free port (the example declares the demo receiver at `${PORT}`). It starts from a copy of the example
+ * (same file name, as the project root) so that its database stays in a folder of its own.
  */
 export async function startDemoApp(
-  options: { databaseUrl?: string; port?: number; prefix?: string; realConfig?: boolean } = {},
+  options: {
+    databaseUrl?: string;
+    port?: number;
+    prefix?: string;
+    realConfig?: boolean;
+    /** More environment, e.g. HOLDFAST_MONITOR_INTERVAL. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<DemoApp> {
   const { databaseUrl } = options;
   const port = options.port ?? (await freePort());
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-console-"));
   const example = fs.readFileSync(path.resolve("holdfast.example.yaml"), "utf8");
   const configFile = path.join(root, "holdfast.example.yaml");
-  fs.writeFileSync(configFile, example.replaceAll("127.0.0.1:3000", `127.0.0.1:${port}`));
+  fs.writeFileSync(configFile, example);
   const env = parseEnv({
     PORT: String(port),
     DATABASE_URL: databaseUrl ?? `file:${path.join(root, "holdfast.db")}`,
     HOLDFAST_QUEUE_PREFIX: options.prefix ?? `console-${crypto.randomBytes(4).toString("hex")}`,
     LOG_LEVEL: "info",
+    ...options.env,
     // The very same file given as a real config: then nothing may be seeded.
     ...(options.realConfig ? { HOLDFAST_CONFIG: configFile, HOST: "127.0.0.1" } : {}),
   });

@@ -66,7 +66,8 @@ export interface EscalationHarness {
   clock: { now: Date; advance(ms: number): void; set(at: Date): void };
   slack: RecordingPlatform;
   telegram: RecordingPlatform;
-  start(): MonitorProcess;
+  /** A monitor process; `chat: false` starts it with no chat platform, `log` captures its log. */
+  start(options?: { chat?: boolean; log?: pino.Logger }): MonitorProcess;
   /** Syncs the example directory with this escalation block for ops-agent. */
   configure(block: EscalationBlock): Promise<void>;
   close(): Promise<void>;
@@ -93,14 +94,16 @@ export async function createEscalationHarness(provider: Provider, start: Date): 
     },
     slack,
     telegram,
-    start() {
+    start(options = {}) {
       const store: Store = openStore(db.url);
       const events = new HoldfastEvents();
       const seen: Array<[string, unknown]> = [];
       events.on("escalation.sent", (level) => seen.push(["sent", level]));
       events.on("escalation.suppressed", (reason) => seen.push(["suppressed", reason]));
-      const ctx: HandlerContext = { store, log: pino({ level: "silent" }), now: () => new Date(now), events };
-      const monitor = createChatEscalationMonitor(ctx, { publishers: { slack, telegram }, publicUrl: PUBLIC_URL });
+      const log = options.log ?? pino({ level: "silent" });
+      const ctx: HandlerContext = { store, log, now: () => new Date(now), events };
+      const publishers = options.chat === false ? {} : { slack, telegram };
+      const monitor = createChatEscalationMonitor(ctx, { publishers, publicUrl: PUBLIC_URL });
       const proc = { ctx, monitor, events: seen, close: () => store.close() };
       processes.push(proc);
       return proc;

@@ -83,7 +83,7 @@ async function prepareDatabase(env: HoldfastEnv, root: string): Promise<Database
   try {
     const applied = await migrateDatabase(env.DATABASE_URL);
     const configFile = env.HOLDFAST_CONFIG ?? path.join(root, "holdfast.example.yaml");
-    return { applied, directory: loadDirectoryFile(configFile), configFile, releaseDatabaseFile };
+    return { applied, directory: loadDirectoryFile(configFile, env.PORT), configFile, releaseDatabaseFile };
   } catch (error) {
     releaseDatabaseFile();
     throw error;

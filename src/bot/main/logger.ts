@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
+import { logLine } from "./log-line";
 
 export type LogFormat = "json" | "pretty";
 
@@ -21,13 +22,14 @@ export function createLogger(level: string, destination?: DestinationStream | Lo
   };
   if (destination === "pretty") {
     // Synchronous, in this thread: the last lines before an exit are written, not lost in a transport worker.
-    // One line per event: the message says the fact; an error's text is added, the other fields stay in JSON.
+    // One line per event: the message, an error's text, then the event's fields as name=value (log-line.ts).
     const stream = pretty({
       sync: true,
       colorize: true,
       translateTime: "HH:MM:ss",
       hideObject: true,
-      messageFormat: (line, key) => (typeof line.err === "string" ? `${line[key]}: ${line.err}` : String(line[key])),
+      ignore: "pid,hostname",
+      messageFormat: (line, key) => logLine(line, key),
     });
     return pino(options, stream);
   }

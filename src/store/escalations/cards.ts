@@ -41,3 +41,23 @@ export async function markPingCardResolved(db: Db, id: number, settled: boolean)
   });
   return written.count === 1;
 }
+
+/** Where each step of these escalations was posted: escalation id -> "level.repeat" -> the places. */
+export async function listPostedPingPlaces(
+  db: Db,
+  escalationIds: readonly string[],
+): Promise<Map<string, Map<string, Array<{ platform: string; channelId: string }>>>> {
+  const rows = await db.escalationCard.findMany({
+    where: { escalationId: { in: [...escalationIds] }, messageId: { not: null } },
+    select: { escalationId: true, level: true, repeat: true, platform: true, channelId: true },
+    orderBy: { id: "asc" },
+  });
+  const places = new Map<string, Map<string, Array<{ platform: string; channelId: string }>>>();
+  for (const row of rows) {
+    const steps = places.get(row.escalationId) ?? new Map();
+    const step = `${row.level}.${row.repeat}`;
+    steps.set(step, [...(steps.get(step) ?? []), { platform: row.platform, channelId: row.channelId }]);
+    places.set(row.escalationId, steps);
+  }
+  return places;
+}

@@ -12,7 +12,8 @@ import type { CardPoster, CardPosters, PostedRef } from "./ports";
  * Posts one card of `subject` to each target: each card is claimed in the database before its post (so no
  * process posts it twice), recorded with its message once posted, and given back when the post fails (so a
  * later sync tries again). `render` is called once, on the first claim that is won, so a card nobody posts
- * binds no buttons. A failed post skips that one target, never the others.
+ * binds no buttons. A failed post skips that one target, never the others. Resolves to the targets this call
+ * posted to.
  */
 export async function postCards<C>(
   ctx: HandlerContext,
@@ -21,8 +22,9 @@ export async function postCards<C>(
   posters: CardPosters<C>,
   render: () => Promise<C>,
   onFailed: (target: CardTarget, error: Error) => void,
-): Promise<void> {
+): Promise<CardTarget[]> {
   const { db } = ctx.store;
+  const posted: CardTarget[] = [];
   let card: Promise<C> | undefined;
   for (const target of targets) {
     const claim = await claimPostedCard(db, subject, target);
@@ -31,11 +33,13 @@ export async function postCards<C>(
       card ??= render();
       const ref = await posters[target.platform]!.post(target.channelId, await card);
       await recordPostedCard(db, claim, ref.messageId);
+      posted.push(target);
     } catch (error) {
       await releasePostedCard(db, claim);
       onFailed(target, error as Error);
     }
   }
+  return posted;
 }
 
 /**

@@ -35,9 +35,9 @@ export interface DemoSeed {
 export async function seedDemo(ctx: HandlerContext, seed: DemoSeed): Promise<string> {
   const agent = await findAgent(ctx.store.db, DEMO.tenant, DEMO.agent);
   const receiver = `${seed.baseUrl}${DEMO.receiverPath}`;
-  // Holdfast sends only where config says: the example declares the receiver at the default port.
+  // Holdfast sends only where config says: the example declares the receiver at http://127.0.0.1:${PORT}.
   if (!agent || !destinationContract(agent, receiver)) {
-    return `demo not seeded: the example config declares no destination ${receiver} (the demo runs on PORT=3000)`;
+    return `demo not seeded: the example config declares no destination ${receiver}`;
   }
   await seedWork(ctx, agent, receiver);
   const alice = await findUserById(ctx.store.db, userId(DEMO.tenant, "alice"));

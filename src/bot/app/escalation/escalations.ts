@@ -5,6 +5,7 @@ import { findChatButton } from "../../../store/chat/buttons";
 import type { KnownUser } from "../../../store/directory/directory";
 import { findAgentById } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
+import { listPostedPingPlaces } from "../../../store/escalations/cards";
 import { acknowledgeEscalation } from "../../../store/escalations/ledger";
 import { type EscalationKey, escalationPage } from "../../../store/escalations/page";
 import { findEscalation, listSteps, type StoredEscalation } from "../../../store/escalations/records";
@@ -12,6 +13,20 @@ import { assignTakeOver } from "../../../store/escalations/take-over";
 import type { Page } from "../../../store/lists/pages";
 import { tenantStandingOf } from "../auth/standing";
 import type { HandlerContext } from "../context";
+
+/** What a ping that reached no chat platform says, in the log, the API and the console. */
+export const NO_PLATFORM_WORDS = "no chat platform: shown in the console only";
+
+/** One ping (a step of an escalation): when, to whom, and where its cards were posted. */
+export interface PingView {
+  level: number;
+  repeat: number;
+  sentAt: Date;
+  /** Who it went to (names). */
+  notified: string[];
+  /** The chat places its cards were posted to; empty when it reached no platform (see NO_PLATFORM_WORDS). */
+  postedTo: Array<{ platform: string; channelId: string }>;
+}
 
 /** An escalation as the API and `/escalations` show it. */
 export interface EscalationView {
@@ -30,6 +45,8 @@ export interface EscalationView {
   acknowledgedAt: Date | null;
   resolvedAt: Date | null;
   resolution: string | null;
+  /** Every ping sent so far, oldest first. */
+  pings: PingView[];
 }
 
 /**
@@ -53,6 +70,10 @@ async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<Esc
     list.flatMap((e) => [...(steps.get(e.id) ?? []).flatMap((s) => s.notified), e.acknowledgedBy ?? ""]),
   );
   const names = await userNames(db, [...ids].filter(Boolean));
+  const places = await listPostedPingPlaces(
+    db,
+    list.map((e) => e.id),
+  );
   const name = (id: string) => names.get(id) ?? id;
   const out: EscalationView[] = [];
   for (const e of list) {
@@ -77,6 +98,13 @@ async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<Esc
       acknowledgedAt: e.acknowledgedAt,
       resolvedAt: e.resolvedAt,
       resolution: e.resolution,
+      pings: (steps.get(e.id) ?? []).map((s) => ({
+        level: s.level,
+        repeat: s.repeat,
+        sentAt: s.sentAt,
+        notified: s.notified.map(name),
+        postedTo: places.get(e.id)?.get(`${s.level}.${s.repeat}`) ?? [],
+      })),
     });
   }
   return out;

@@ -6,6 +6,7 @@ import type { StoredEscalation } from "../../../store/escalations/records";
 import { cardTargets, channelsOf } from "../cards/card-targets";
 import { postCards } from "../cards/post-card";
 import type { HandlerContext } from "../context";
+import { NO_PLATFORM_WORDS } from "./escalations";
 import { itemFacts } from "./item-facts";
 import type { PingDeps } from "./ports";
 
@@ -46,7 +47,7 @@ export async function sendPing<C>(
       ctx.log.warn({ escalation: escalation.id, platform, user, err: error.message }, "cannot open a DM for a ping"),
   );
   const subject = { kind: "ping" as const, escalationId: escalation.id, level: step.level, repeat: step.repeat };
-  await postCards(
+  const posted = await postCards(
     ctx,
     { ...subject, content: card },
     targets,
@@ -55,8 +56,9 @@ export async function sendPing<C>(
     (target, error) => ctx.log.warn({ escalation: escalation.id, ...target, err: error.message }, "ping not posted"),
   );
   ctx.events.emit("escalation.sent", step.level);
-  ctx.log.info(
-    { escalation: escalation.id, kind: escalation.kind, level: step.level, repeat: step.repeat },
-    "escalation ping sent",
-  );
+  // `escalationLevel`, not `level`: pino's own `level` field must not be overwritten.
+  const fields = { escalation: escalation.id, kind: escalation.kind, escalationLevel: step.level, repeat: step.repeat };
+  const postedTo = posted.map((t) => `${t.platform}:${t.channelId}`).join(", ");
+  if (postedTo) ctx.log.info({ ...fields, postedTo }, "escalation ping sent");
+  else ctx.log.info({ ...fields, postedTo: NO_PLATFORM_WORDS }, `escalation ping: ${NO_PLATFORM_WORDS}`);
 }

@@ -6,7 +6,7 @@ import type { AgentSettings } from "../../../policy/agent-settings";
 import { agentId, identityKey } from "../../../policy/ids";
 import { hashKey } from "../../../policy/key-hash";
 import type { DirectorySpec, TenantSpec } from "../../../store/directory/directory";
-import { ConfigError } from "./env";
+import { ConfigError, DEFAULT_PORT } from "./env";
 import { EscalationBlock, resolveEscalation, unknownNotifyNames } from "./escalation-config";
 import {
   Contract,
@@ -101,15 +101,33 @@ export interface DirectoryFile extends DirectorySpec {
   retention: RetentionSettings;
 }
 
-/** Loads the directory YAML, validates it and hashes its keys. Errors name the offending field. */
-export function loadDirectoryFile(file: string): DirectoryFile {
+/**
+ * Loads the directory YAML, validates it and hashes its keys. Errors name the offending field. `${PORT}` in
+ * any value is the port the bot listens on (`PORT`, default 3000), so the example's demo receiver, one of the
+ * bot's own routes, follows the port it runs on.
+ */
+export function loadDirectoryFile(file: string, port = DEFAULT_PORT): DirectoryFile {
   let raw: unknown;
   try {
     raw = parseYaml(fs.readFileSync(file, "utf8"));
   } catch (error) {
     throw new ConfigError(`${file}: ${(error as Error).message}`);
   }
-  return parseDirectory(raw, path.dirname(file), file);
+  return parseDirectory(withPort(raw, port), path.dirname(file), file);
+}
+
+/** What the directory file writes for the port the bot listens on. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the file's own placeholder, not a template
+export const PORT_PLACEHOLDER = "${PORT}";
+
+/** Every `${PORT}` in the file's keys and values, written as the listening port. */
+function withPort(raw: unknown, port: number): unknown {
+  const put = (text: string) => text.replaceAll(PORT_PLACEHOLDER, String(port));
+  if (typeof raw === "string") return put(raw);
+  if (Array.isArray(raw)) return raw.map((v) => withPort(v, port));
+  if (raw && typeof raw === "object")
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [put(k), withPort(v, port)]));
+  return raw;
 }
 
 export function parseDirectory(raw: unknown, baseDir: string, label = "config"): DirectoryFile {

@@ -15,9 +15,11 @@ const duration = (fallback: string) =>
     .default(fallback)
     .refine((v) => parseDurationMs(v) !== null, "a duration such as 30s")
     .transform((v) => parseDurationMs(v)!);
+/** The port when PORT is unset. */
+export const DEFAULT_PORT = 3000;
 
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORT),
   /** Default 0.0.0.0, but 127.0.0.1 with the example directory: its demo keys must not face a network. */
   HOST: z.string().min(1).optional(),
   DATABASE_URL: z

@@ -49,10 +49,11 @@ export async function overviewPage(ctx: HandlerContext, user: KnownUser): Promis
     needsReview: agents.reduce((sum, a) => sum + a.held.needsReview, 0),
     // What is escalating to this person (the same list as /escalations in chat and GET /v1/escalations).
     escalations: escalating.items.map((e) => ({
+      id: e.id,
       what: `${e.kind} ${e.subject} (${e.agent})`,
       level: e.level,
       since: when(e.since),
-      notified: e.notified.join(", "),
+      notified: e.notified.join(", ") || "nobody",
       acknowledged: e.acknowledgedBy ? `acknowledged by ${e.acknowledgedBy} at ${when(e.acknowledgedAt)}` : "",
     })),
     maintenance,

@@ -7,6 +7,7 @@ import type {
   ApprovalsPage,
   DemoReceiverPage,
   ErrorPage,
+  EscalationsPage,
   Frame,
   OverviewPage,
   ReviewPage,
@@ -24,6 +25,7 @@ interface Pages {
   agent: AgentPage;
   approvals: ApprovalsPage;
   review: ReviewPage;
+  escalations: EscalationsPage;
   "sign-in": SignInPage;
   "demo-receiver": DemoReceiverPage;
   error: ErrorPage;

@@ -4,6 +4,7 @@ import { ApiError } from "../http/errors";
 import { registerAgentRoutes } from "./agent-routes";
 import { registerApprovalRoutes } from "./approval-routes";
 import { registerAuthRoutes } from "./auth-routes";
+import { registerEscalationRoutes } from "./escalation-routes";
 import { CsrfRefusal, registerFormParser } from "./form";
 import type { ConsoleOptions } from "./options";
 import { registerOverviewRoute } from "./overview";
@@ -50,6 +51,7 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     registerAgentRoutes(scope, options);
     registerApprovalRoutes(scope, ctx);
     registerReviewRoutes(scope, ctx);
+    registerEscalationRoutes(scope, ctx);
   });
 }
 

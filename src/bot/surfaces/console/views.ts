@@ -2,7 +2,7 @@
 // chat); the templates only lay them out and escape them.
 import type { Card } from "../chat/types";
 
-export type Section = "overview" | "approvals" | "review" | "agent" | "sign-in" | "demo";
+export type Section = "overview" | "approvals" | "review" | "escalations" | "agent" | "sign-in" | "demo";
 
 export interface Note {
   kind: "ok" | "refused";
@@ -42,9 +42,40 @@ export interface OverviewPage {
   waiting: ApprovalRow[];
   needsReview: number;
   /** What is escalating to the signed-in person: open and acknowledged escalations. */
-  escalations: Array<{ what: string; level: number; since: string; notified: string; acknowledged: string }>;
+  escalations: Array<{
+    id: string;
+    what: string;
+    level: number;
+    since: string;
+    notified: string;
+    acknowledged: string;
+  }>;
   /** Maintenance windows in force and unclean stops of the last day, as /status says them. */
   maintenance: string[];
+}
+
+export interface EscalationRow {
+  id: string;
+  kind: "approval" | "paused" | "review" | "delivery";
+  title: string;
+  /** What waits, in the ping's words. */
+  what: string;
+  since: string;
+  onWhom: string;
+  level: number;
+  state: string;
+  acknowledged: string;
+  fields: Array<{ label: string; value: string }>;
+  /** The item's own page (the run on /approvals, the agent, /review); "" when it is gone. */
+  openPath: string;
+  /** Every ping so far: when and to whom, and where it was posted. */
+  pings: Array<{ sent: string; where: string }>;
+  canAcknowledge: boolean;
+  canTakeOver: boolean;
+}
+
+export interface EscalationsPage {
+  items: EscalationRow[];
 }
 
 export interface TriggerRow {

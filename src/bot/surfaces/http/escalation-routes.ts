@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ESCALATION_STATES } from "../../../policy/escalation";
 import type { HandlerContext } from "../../app/context";
-import { acknowledge, type EscalationView, listEscalations } from "../../app/escalation/escalations";
+import { acknowledge, type EscalationView, listEscalations, NO_PLATFORM_WORDS } from "../../app/escalation/escalations";
 import { ApiError } from "./errors";
 import { decodeCursor, PageQuery, pageAnswer } from "./paging";
 import { defineRoute } from "./route";
@@ -43,6 +43,15 @@ export const escalationJson = (e: EscalationView) => ({
   acknowledgedAt: iso(e.acknowledgedAt),
   resolvedAt: iso(e.resolvedAt),
   resolution: e.resolution,
+  // Each ping: when, to whom, where its cards went; `note` says so when it reached no chat platform.
+  pings: e.pings.map((p) => ({
+    level: p.level,
+    repeat: p.repeat,
+    sentAt: p.sentAt.toISOString(),
+    notified: p.notified,
+    postedTo: p.postedTo.map((t) => ({ platform: t.platform, channel: t.channelId })),
+    note: p.postedTo.length === 0 ? NO_PLATFORM_WORDS : null,
+  })),
 });
 
 /**
