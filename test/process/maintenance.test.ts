@@ -134,8 +134,8 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     const bot = await start(env);
     expect((await api(bot, "GET", "/healthz")).json.state).toBe("RUNNING");
     const id = `slow-${provider}`;
-    const before = receiver.behave;
-    receiver.behave = (call) => (call.key === `acme:${id}:1:pay` ? { kind: "slow", ms: 2500 } : before(call, 0));
+    const previous = receiver.behave;
+    receiver.behave = (call) => (call.key === `acme:${id}:1:pay` ? { kind: "slow", ms: 2500 } : previous(call, 0));
     try {
       const key = await approveRun(bot, id, RETAINED());
       await until(
@@ -165,7 +165,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
         await next.exited;
       }
     } finally {
-      receiver.behave = before;
+      receiver.behave = previous;
     }
   });
 
@@ -179,7 +179,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     const retained = `acme:kill-r-${provider}:1:pay`;
     const plain = `acme:kill-p-${provider}:1:pay`;
     const acked = `acme:kill-a-${provider}:1:pay`;
-    const before = receiver.behave;
+    const previous = receiver.behave;
     // The receipt of this one is recorded before the kill: it must not be touched after it (n8n #23807).
     expect(await approveRun(bot, `kill-a-${provider}`, RETAINED())).toBe(acked);
     await until(
@@ -187,7 +187,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       (i) => i?.state === "ACKNOWLEDGED",
     );
     receiver.behave = (call) =>
-      call.key === retained || call.key === plain ? { kind: "slow", ms: 60_000 } : before(call, 0);
+      call.key === retained || call.key === plain ? { kind: "slow", ms: 60_000 } : previous(call, 0);
     try {
       await approveRun(bot, `kill-r-${provider}`, RETAINED());
       await approveRun(bot, `kill-p-${provider}`, UNKEYED());
@@ -198,7 +198,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       bot.child.kill("SIGKILL");
       await bot.exited;
     } finally {
-      receiver.behave = before;
+      receiver.behave = previous;
     }
     // The next start has Telegram on: the principal of the agent concerned (alice) gets one message.
     const token = `654321:MAINT-${provider}`;
@@ -258,8 +258,8 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     const env = envFor(url, name, { HOLDFAST_DRAIN_TIMEOUT: "2s" });
     const bot = await start(env);
     const key = `acme:hang-${provider}:1:pay`;
-    const before = receiver.behave;
-    receiver.behave = (call) => (call.key === key ? { kind: "slow", ms: 60_000 } : before(call, 0));
+    const previous = receiver.behave;
+    receiver.behave = (call) => (call.key === key ? { kind: "slow", ms: 60_000 } : previous(call, 0));
     try {
       await approveRun(bot, `hang-${provider}`, UNKEYED());
       await until(
@@ -273,7 +273,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       const classified = await bot.waitForLog((l) => String(l.msg).startsWith("drain deadline: 1 deliveries"));
       expect(classified.classified).toEqual([{ id: key, step: "needs_review", to: "NEEDS_REVIEW" }]);
     } finally {
-      receiver.behave = before;
+      receiver.behave = previous;
     }
     const next = await start(env);
     try {
