@@ -10,6 +10,8 @@ const DEFAULT_LOCAL_PORT = 6379;
 export interface RedisHandle {
   /** The Redis address (redis-address.mjs): one server's URL, or a Sentinel group's or a Cluster's. */
   url: string;
+  /** Where it is, credentials hidden ("redis://127.0.0.1:6379", a Sentinel group or a Cluster): for messages. */
+  address: string;
   /** For the start log: the topology and address without a password, and whether Holdfast started it. */
   description: string;
   /** Shared connection for commands; BullMQ workers open their own from `url`. */
@@ -98,6 +100,7 @@ export async function connectRedis(
         : address;
   return {
     url,
+    address,
     description,
     client,
     async ping(timeoutMs = 1000) {

@@ -120,7 +120,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
     const redis = await connectRedis(env.redisAddress, log);
     cleanups.add(() => redis.close());
     log.info({}, `redis: ${redis.description}`);
-    const claimPrefix = () => claimRedisPrefix(redis.client, redis.description, env.HOLDFAST_QUEUE_PREFIX, deployment);
+    const claimPrefix = () => claimRedisPrefix(redis.client, redis.address, env.HOLDFAST_QUEUE_PREFIX, deployment);
     await claimPrefix();
     const now = options.now ?? (() => new Date());
     const identity = await takeIdentity(store, env, env.HOLDFAST_HEARTBEAT_INTERVAL, now());
