@@ -12,7 +12,14 @@ describe.each(PROVIDERS)("the example agent on %s", (provider) => {
     const { h, url } = server;
     expect((await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation" })).status).toBe(200);
     const child = spawn("npm", ["run", "--silent", "example:agent"], {
-      env: { ...process.env, HOLDFAST_URL: url, HOLDFAST_PAUSE_POLL_MS: "200" },
+      // The harness declares the example's destinations for port 3000; this bot listens elsewhere, so the agent
+      // is pointed at the other destination the example declares (nothing here depends on its delivery).
+      env: {
+        ...process.env,
+        HOLDFAST_URL: url,
+        HOLDFAST_PAUSE_POLL_MS: "200",
+        HOLDFAST_DESTINATION: "http://127.0.0.1:4000/actions",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,4 +1,5 @@
 import type { MaintenanceState } from "../../policy/maintenance";
+import { watchDatabase } from "../../queue/database-watch";
 import type { DeliveryLoop } from "../../queue/delivery/delivery-loop";
 import { takeLease } from "../../store/connection/leases";
 import { beat, liveInstances, lostUnrecovered } from "../../store/maintenance/instances";
@@ -82,7 +83,7 @@ class MaintenanceProcess implements MaintenanceRuntime {
       void this.heartbeat()
         .then(() => this.recoverLost())
         .then(() => o.onBeat?.())
-        .catch((error: Error) => o.ctx.log.warn({ err: error.message }, "heartbeat failed"));
+        .catch((error: Error) => this.warnUnlessOutage(error, "heartbeat failed"));
     }, o.heartbeatMs);
     // This name's previous run, when it never reached STOPPED and nobody classified it yet.
     const previous = o.identity.previous;
@@ -179,12 +180,18 @@ class MaintenanceProcess implements MaintenanceRuntime {
     await this.drainStep();
   }
 
+  /** A database outage is the database watch's one line (gone, back), not a warning every beat. */
+  private warnUnlessOutage(error: Error, message: string): void {
+    if (watchDatabase(this.o.ctx.store, this.o.ctx.log).outage(error)) return;
+    this.o.ctx.log.warn({ err: error.message }, message);
+  }
+
   private loop(): void {
     if (this.closed) return;
     const wait = this.current === "DRAINING" ? DRAIN_POLL_MS : POLL_MS;
     this.timer = setTimeout(() => {
       this.lookNow()
-        .catch((error: Error) => this.o.ctx.log.warn({ err: error.message }, "maintenance look failed"))
+        .catch((error: Error) => this.warnUnlessOutage(error, "maintenance look failed"))
         .finally(() => this.loop());
     }, wait);
   }
