@@ -63,7 +63,7 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
     await receiver.close();
     fs.rmSync(dir, { recursive: true, force: true });
     const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${PREFIX}:*`);
+    const keys = await redis.keys(`${PREFIX}*`);
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
   });
@@ -73,7 +73,8 @@ describe("approval and delivery survive SIGKILL at every boundary", () => {
       DATABASE_URL: `file:${path.join(dir, database)}`,
       REDIS_URL,
       HOLDFAST_CONFIG: config,
-      HOLDFAST_QUEUE_PREFIX: PREFIX,
+      // One deployment per database: each its own prefix (a second database on one prefix is refused at start).
+      HOLDFAST_QUEUE_PREFIX: `${PREFIX}-${database.replace(/\W/g, "")}`,
       HOLDFAST_DELIVERY_LEASE_MS: "1000",
       ...(crashAt ? { HOLDFAST_CRASH_AT: crashAt } : {}),
     });
