@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
-import { jobId, schedulerId } from "../../policy/ids";
-import type { StoredTrigger } from "../../store/held/triggers";
+import { jobId, scheduledMillis, schedulerId } from "../../policy/ids";
+import { dueTimesBetween } from "../../policy/schedule";
+import { cadenceOf, type StoredTrigger } from "../../store/held/triggers";
 
 /**
  * BullMQ's `every` counts from registration unless given an `offset`: with one, it fires at
@@ -26,11 +27,33 @@ export async function scheduleTrigger(queue: Queue, trigger: StoredTrigger): Pro
         await queue.removeJobScheduler(id);
     }
   }
-  await queue.upsertJobScheduler(id, repeat, {
+  const first = await queue.upsertJobScheduler(id, repeat, {
     name: "fire",
     data: { triggerId: trigger.id },
     opts: { removeOnComplete: true, removeOnFail: 1000 },
   });
+  if (first?.id && !trigger.lastDueAt) await fireSlotsBeforeScheduler(queue, trigger, scheduledMillis(first));
+}
+
+/** At most this many first slots are fired one by one; a longer gap is the rebuild's catch-up to record. */
+const FIRST_SLOTS_LIMIT = 10;
+
+/**
+ * A new trigger's slots count from its registration (the API announces the first one), but BullMQ's first slot
+ * is the one after the upsert, which a slow database or a busy process can put a slot or more later. Those
+ * slots are fired as one-off jobs carrying their due time, on the same path as a tick; recording is
+ * insert-if-absent, so a slot fired twice (an upsert again, a rebuild) is still one occurrence.
+ */
+async function fireSlotsBeforeScheduler(queue: Queue, trigger: StoredTrigger, schedulerFirst: number) {
+  const slots = dueTimesBetween(cadenceOf(trigger), trigger.createdAt, new Date(schedulerFirst - 1), FIRST_SLOTS_LIMIT);
+  for (const slot of slots) {
+    const dueAt = slot.getTime();
+    await queue.add(
+      "fire",
+      { triggerId: trigger.id, dueAt },
+      { jobId: jobId("first", trigger.id, String(dueAt)), removeOnComplete: true, removeOnFail: 1000 },
+    );
+  }
 }
 
 export async function unscheduleTrigger(queue: Queue, triggerId: string): Promise<void> {

@@ -76,7 +76,10 @@ export async function registerTrigger(
   agent: KnownAgent,
   input: TriggerInput,
 ): Promise<RegisterResult> {
-  const refusal = checkTrigger(agent, input, ctx.now());
+  // One reading of the clock: the stored start is what the catch-up counts slots from, so the announced next
+  // due time is the first slot after that same moment, however long the database took in between.
+  const now = ctx.now();
+  const refusal = checkTrigger(agent, input, now);
   if (refusal) return refusal;
   const { db } = ctx.store;
   const limits = limitsOf(agent);
@@ -90,10 +93,10 @@ export async function registerTrigger(
   const stored = await upsertTrigger(
     db,
     { ...spec, anchorOffsetMs, contract, tenantId: agent.tenantId, agentId: agent.id },
-    ctx.now(),
+    now,
   );
   ctx.events.emit("trigger.changed", stored.id);
-  return { kind: "registered", trigger: triggerView(stored, ctx.now()) };
+  return { kind: "registered", trigger: triggerView(stored, now) };
 }
 
 function checkTrigger(agent: KnownAgent, input: TriggerInput, now: Date): RegisterResult | null {
