@@ -26,6 +26,7 @@ let receiver: EffectReceiver;
 let config: string;
 const RETAINED = () => `${receiver.url}/effects`;
 const UNKEYED = () => `${receiver.url}/plain`;
+const LOOKED_UP = () => `${receiver.url}/looked`;
 
 beforeAll(async () => {
   receiver = await startEffectReceiver({ dedupe: true });
@@ -33,6 +34,7 @@ beforeAll(async () => {
   directory.tenants.acme.agents["ops-agent"].destinations = {
     [RETAINED()]: "key-retained 24h",
     [UNKEYED()]: "none",
+    [LOOKED_UP()]: `none lookup ${receiver.url}/status`,
   };
   config = path.join(dir, "holdfast.yaml");
   fs.writeFileSync(config, stringify(directory));
@@ -179,6 +181,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
     const retained = `acme:kill-r-${provider}:1:pay`;
     const plain = `acme:kill-p-${provider}:1:pay`;
     const acked = `acme:kill-a-${provider}:1:pay`;
+    const looked = `acme:kill-l-${provider}:1:pay`;
     const previous = receiver.behave;
     // The receipt of this one is recorded before the kill: it must not be touched after it (n8n #23807).
     expect(await approveRun(bot, `kill-a-${provider}`, RETAINED())).toBe(acked);
@@ -186,14 +189,18 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       () => outboxItem(bot, acked),
       (i) => i?.state === "ACKNOWLEDGED",
     );
-    receiver.behave = (call) =>
-      call.key === retained || call.key === plain ? { kind: "slow", ms: 60_000 } : previous(call, 0);
+    receiver.behave = (call) => {
+      if (call.key === retained || call.key === plain) return { kind: "slow", ms: 60_000 };
+      if (call.key === looked) return { kind: "apply-then-hold", ms: 60_000 }; // done, but never answered
+      return previous(call, 0);
+    };
     try {
       await approveRun(bot, `kill-r-${provider}`, RETAINED());
       await approveRun(bot, `kill-p-${provider}`, UNKEYED());
+      await approveRun(bot, `kill-l-${provider}`, LOOKED_UP());
       await until(
-        async () => callsFor(retained) + callsFor(plain),
-        (n) => n === 2,
+        async () => callsFor(retained) + callsFor(plain) + callsFor(looked),
+        (n) => n === 3,
       );
       bot.child.kill("SIGKILL");
       await bot.exited;
@@ -213,7 +220,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       );
       expect(String((told.json as { chat_id: unknown }).chat_id)).toBe("7000002");
       expect(warn.level).toBe(40);
-      expect(warn.counts).toEqual({ retry_same_key: 1, needs_review: 1 });
+      expect(warn.counts).toEqual({ retry_same_key: 1, needs_review: 1, lookup: 1 });
       expect(next.logs.filter((l) => String(l.msg).startsWith("unclean stop")).length).toBe(1);
       expect(await instanceRow(next, name)).toMatchObject({ previousShutdown: "unclean" });
       // key-retained: sent again under the same key, applied once at the receiver.
@@ -230,6 +237,12 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
       expect(review.destination).toBe(UNKEYED());
       expect(review.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(callsFor(plain)).toBe(1);
+      // a lookup exists: asked, found applied, recorded as such, never sent again.
+      const found = await outboxItem(next, looked);
+      expect(found.state).toBe("OBSERVED");
+      expect(found.lastResult).toMatch(/^found by lookup after attempt 1/);
+      expect(callsFor(looked)).toBe(1);
+      expect(receiver.applied.get(looked)).toBe(1);
       // acknowledged before the kill: untouched.
       expect((await outboxItem(next, acked)).state).toBe("ACKNOWLEDGED");
       expect(callsFor(acked)).toBe(1);
@@ -241,7 +254,7 @@ describe.each(PROVIDERS)("maintenance with real processes on %s", (provider) => 
         .filter((c) => String((c.json as { text?: string }).text).includes("stopped uncleanly"));
       expect(messages.length).toBe(1);
       expect(String((messages[0]!.json as { text: string }).text)).toMatch(
-        /1 retried with the same key, 1 need review/,
+        /1 retried with the same key, 1 looked up, 1 need review/,
       );
     } finally {
       next.child.kill("SIGTERM");

@@ -97,7 +97,14 @@ describe("the bot on a Redis Sentinel group", () => {
       await sleep(1_500); // due times of the paused agent accumulate on the new primary
       const resumedAt = Date.now();
       await resumeAgent(d.bot, 0);
-      await releasesDone(d.check);
+      await releasesDone(d.check).catch(async (error: Error) => {
+        // What a release stuck after a failover waits on: its row, its lease, and what the bot warned about.
+        const releases = await d.check.db.release.findMany();
+        const leases = await d.check.db.lease.findMany();
+        const warned = d.bot.logs.filter((l) => Number(l.level) >= 40).map(msgOf);
+        throw new Error(`${error.message}: ${JSON.stringify({ releases, leases, warned })}`);
+      });
+      if (process.env.TOPOLOGY_DEBUG) console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
       const report = await checkInvariants({
         store: d.check,
         receiver: d.receiver,
@@ -130,7 +137,14 @@ describe("the bot on a Redis Cluster", () => {
       await sleep(1_500);
       const resumedAt = Date.now();
       await resumeAgent(d.bot, 0);
-      await releasesDone(d.check);
+      await releasesDone(d.check).catch(async (error: Error) => {
+        // What a release stuck after a failover waits on: its row, its lease, and what the bot warned about.
+        const releases = await d.check.db.release.findMany();
+        const leases = await d.check.db.lease.findMany();
+        const warned = d.bot.logs.filter((l) => Number(l.level) >= 40).map(msgOf);
+        throw new Error(`${error.message}: ${JSON.stringify({ releases, leases, warned })}`);
+      });
+      if (process.env.TOPOLOGY_DEBUG) console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
       const report = await checkInvariants({
         store: d.check,
         receiver: d.receiver,

@@ -8,7 +8,9 @@ export type ReceiverBehaviour =
   /** Applies the effect, then cuts the connection before answering: the sender cannot know it happened. */
   | { kind: "apply-then-drop" }
   /** Holds the request open for `ms` before applying and answering (an effect in flight). */
-  | { kind: "slow"; ms: number };
+  | { kind: "slow"; ms: number }
+  /** Applies the effect at once, then holds the answer for `ms` (the effect happened; the sender can't know). */
+  | { kind: "apply-then-hold"; ms: number };
 
 export interface ReceivedCall {
   key: string;
@@ -80,6 +82,11 @@ export async function startEffectReceiver(options: { dedupe?: boolean } = {}): P
       case "apply-then-drop":
         apply(call.key);
         res.socket?.destroy();
+        return;
+      case "apply-then-hold":
+        apply(call.key);
+        await new Promise((r) => setTimeout(r, behaviour.ms));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
         return;
       case "slow":
         await new Promise((r) => setTimeout(r, behaviour.ms));
