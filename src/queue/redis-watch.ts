@@ -13,8 +13,12 @@ export const WORKER_RECOVERY = { runRetryDelay: RECONNECT_MS } as const;
  * watch reports once, not a failure of its own. Takes an error's fields (a thread sends them over).
  */
 const CONNECTION_LOSS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+/** ioredis's words while no sentinel names a reachable primary (a failover under way): one more retry. */
+const NO_PRIMARY_YET = /^All sentinels are unreachable|^failed to connect to sentinel /;
 export const isConnectionLoss = (error: { message: string; code?: unknown }): boolean =>
-  (typeof error.code === "string" && CONNECTION_LOSS.has(error.code)) || !isNotConnectionError(error as Error);
+  (typeof error.code === "string" && CONNECTION_LOSS.has(error.code)) ||
+  NO_PRIMARY_YET.test(error.message) ||
+  !isNotConnectionError(error as Error);
 
 type ErrorSource = { on(event: "error", listener: (error: Error) => void): unknown };
 
@@ -27,6 +31,8 @@ export interface RedisWatch {
   track(...sources: ErrorSource[]): void;
   /** Whether Redis answered last time the watch looked. */
   readonly up: boolean;
+  /** When Redis last answered again after an outage (0: never down): a changed value is a new comeback. */
+  readonly backAt: number;
   /**
    * Down now, or back for less than a few seconds: jobs that were in flight when Redis went (or came back
    * empty) fail as part of the outage already reported, not as failures of their own.
@@ -90,6 +96,9 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
     },
     get up() {
       return mine.up;
+    },
+    get backAt() {
+      return mine.backAt;
     },
     inOutage: () => !mine.up || Date.now() - mine.backAt < OUTAGE_TAIL_MS,
     close() {

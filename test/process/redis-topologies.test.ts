@@ -101,10 +101,13 @@ describe("the bot on a Redis Sentinel group", () => {
         // What a release stuck after a failover waits on: its row, its lease, and what the bot warned about.
         const releases = await d.check.db.release.findMany();
         const leases = await d.check.db.lease.findMany();
-        const warned = d.bot.logs.filter((l) => Number(l.level) >= 40).map(msgOf);
+        const warned = [
+          ...new Set(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`)),
+        ];
         throw new Error(`${error.message}: ${JSON.stringify({ releases, leases, warned })}`);
       });
-      if (process.env.TOPOLOGY_DEBUG) console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
+      if (process.env.TOPOLOGY_DEBUG)
+        console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
       const report = await checkInvariants({
         store: d.check,
         receiver: d.receiver,
@@ -141,10 +144,13 @@ describe("the bot on a Redis Cluster", () => {
         // What a release stuck after a failover waits on: its row, its lease, and what the bot warned about.
         const releases = await d.check.db.release.findMany();
         const leases = await d.check.db.lease.findMany();
-        const warned = d.bot.logs.filter((l) => Number(l.level) >= 40).map(msgOf);
+        const warned = [
+          ...new Set(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`)),
+        ];
         throw new Error(`${error.message}: ${JSON.stringify({ releases, leases, warned })}`);
       });
-      if (process.env.TOPOLOGY_DEBUG) console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
+      if (process.env.TOPOLOGY_DEBUG)
+        console.log(d.bot.logs.filter((l) => Number(l.level) >= 40).map((l) => `${msgOf(l)} ${l.err ?? ""}`));
       const report = await checkInvariants({
         store: d.check,
         receiver: d.receiver,

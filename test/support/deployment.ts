@@ -72,13 +72,29 @@ export async function resumeAgent(bot: BotProcess | string, i: number): Promise<
   return (await api(bot, ADA, "POST", `/v1/agents/${agentName(i)}/resume`, {})).releaseId as string;
 }
 
-/** Waits until every release in the database is DONE. */
+/**
+ * Waits until every release in the database is DONE and no running agent has HELD occurrences left: a
+ * catch-up after a Redis outage records the slots it skipped as HELD and opens a release for them a moment
+ * later, so "every release DONE" alone can be read in between.
+ */
 export async function releasesDone(store: Store, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await store.db.release.count({ where: { state: { not: "DONE" } } });
-    if (open === 0) return;
-    if (Date.now() > deadline) throw new Error(`${open} release(s) not DONE in ${timeoutMs} ms`);
+    const paused = await store.db.control.findMany({ where: { state: { not: "RUNNING" } } });
+    const agents = paused.flatMap((c) => (c.agentId ? [c.agentId] : []));
+    const tenants = paused.flatMap((c) => (!c.agentId && c.scope.startsWith("tenant:") ? [c.tenantId] : []));
+    const wholeDeployment = paused.some((c) => !c.agentId && !c.scope.startsWith("tenant:"));
+    const held = wholeDeployment
+      ? 0
+      : await store.db.occurrence.count({
+          where: { state: "HELD", agentId: { notIn: agents }, tenantId: { notIn: tenants } },
+        });
+    if (open === 0 && held === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `${open} release(s) not DONE and ${held} occurrence(s) of running agents HELD in ${timeoutMs} ms`,
+      );
     await sleep(100);
   }
 }

@@ -111,20 +111,46 @@ export class Reconciler {
     for (const scope of (await pausedScopes(store)).draining) await settleDrain(store.db, scope, now());
   }
 
-  /** Redis is only timing: when its data is gone (the sentinel with it), everything is rebuilt. */
+  /**
+   * Redis is only timing: when its data is gone (the sentinel with it), everything is rebuilt. The steps after
+   * it read and write the database alone, so they run whatever Redis answers: a release whose job was lost
+   * with a failed-over primary is still taken over here.
+   */
   private async tick(): Promise<void> {
-    const { redis, sentinel, log, store, now, jobs } = this.deps;
+    const { store, now, jobs } = this.deps;
+    const redisStep = this.repairRedis().catch((error: Error) => error);
+    await this.takeOverReleases();
+    await this.settleAllDrains();
+    for (const agentId of await agentsWithEventWork(store.db)) await this.pump(agentId);
+    await recoverOrphanedHolds({ store, now, jobs });
+    const failed = await redisStep;
+    if (failed) throw failed;
+  }
+
+  /** When Redis came back since the last look: the epoch key may have been lost with its data. */
+  private backSeen = 0;
+
+  /**
+   * Rebuilds a Redis that lost its data (its epoch key is gone), and, after any outage, upserts the schedules
+   * again: a primary that failed over may have taken the last writes with it (a scheduler's next job, a release
+   * job) while the epoch key, written long before, survived on the replica. Both are idempotent.
+   */
+  private async repairRedis(): Promise<void> {
+    const { redis, sentinel, log, watch } = this.deps;
     if (!(await redis.exists(sentinel))) {
       const summary = await this.rebuild(false);
       if (summary) {
         log.warn(summary, "redis lost its data: schedules and jobs rebuilt from the database");
         await this.deps.onRedisRebuilt?.();
       }
+      this.backSeen = watch.backAt;
+      return;
     }
-    await this.takeOverReleases();
-    await this.settleAllDrains();
-    for (const agentId of await agentsWithEventWork(store.db)) await this.pump(agentId);
-    await recoverOrphanedHolds({ store, now, jobs });
+    if (watch.up && watch.backAt !== this.backSeen) {
+      const summary = await this.rebuild();
+      this.backSeen = watch.backAt;
+      if (summary) log.info(summary, "redis is back: schedules and held work upserted again");
+    }
   }
 
   /** Open releases whose holder died (its lease expired) are taken over here, without waiting for BullMQ. */
