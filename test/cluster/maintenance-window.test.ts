@@ -7,6 +7,7 @@ import { useBotCluster } from "../support/bot-cluster";
 import type { BotProcess } from "../support/bot-process";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { REDIS_URL } from "../support/held-harness";
+import { until } from "../support/until";
 
 /**
  * issue 22: a deployment-wide maintenance window opened on one of two processes on PostgreSQL. Both drain,
@@ -50,16 +51,6 @@ async function api(bot: BotProcess, key: string, method: string, url: string, bo
     body: body ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, json: (await response.json()) as any };
-}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -10,6 +10,7 @@ import { AGENT_KEY } from "../support/approvals";
 import { type BotProcess, isServing, spawnBot } from "../support/bot-process";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { EXAMPLE_CONFIG, KEYS } from "../support/harness";
+import { until } from "../support/until";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `hf-recovery-${crypto.randomUUID()}`;
@@ -25,16 +26,6 @@ async function api(bot: BotProcess, method: string, url: string, key: string, bo
     return { status: response.status, json: (await response.json()) as any };
   } catch {
     return null; // the process died before it answered
-  }
-}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -13,6 +13,7 @@ import { createTestDatabase, PROVIDERS, type TestDatabase } from "../support/dat
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { EXAMPLE_CONFIG, KEYS } from "../support/harness";
 import { forgetPrefix, REDIS_URL } from "../support/held-harness";
+import { until } from "../support/until";
 
 /**
  * issue 22: maintenance windows with real processes, on both databases. SIGTERM during a slow delivery
@@ -63,16 +64,6 @@ async function api(bot: BotProcess, method: string, url: string, key?: string, b
     json = text;
   }
   return { status: response.status, json };
-}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function databaseUrl(provider: Provider, name: string): Promise<string> {
