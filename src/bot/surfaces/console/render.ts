@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Eta } from "eta";
+import { visibleText } from "../../../policy/visible-text";
 import type {
   AgentPage,
   ApprovalsPage,
@@ -17,8 +18,13 @@ import type {
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TEMPLATES = path.join(HERE, "templates");
 
-/** Eta escapes every `<%= %>` (autoEscape); nothing in the templates prints raw text but the layout's body. */
+/**
+ * Eta escapes every `<%= %>` (autoEscape); nothing in the templates prints raw text but the layout's body.
+ * Invisible characters are shown first, as on every chat platform's card.
+ */
 const eta = new Eta({ views: TEMPLATES, autoEscape: true, cache: true });
+const escapeHtml = eta.config.escapeFunction;
+eta.configure({ escapeFunction: (value: unknown) => escapeHtml(visibleText(String(value))) });
 
 interface Pages {
   overview: OverviewPage;
