@@ -108,6 +108,18 @@ describe("the console in headless Chromium", () => {
     await sees(main(), "already used");
   }, 30_000);
 
+  it("shows a member who is no reviewer the waiting run on the Approvals page, but not its packet", async () => {
+    await signInWithKey("mia");
+    await page.goto(`${demo.base}/approvals`);
+    const card = page.locator("article", { hasText: "send-welcome-email" });
+    const run = (await findRun(demo.app.ctx.store.db, `acme:${DEMO.run}`))!;
+    await sees(card, run.digest); // the run and its digest are listed
+    const shown = (await card.textContent()) ?? "";
+    for (const packet of ["offer-letter-signed.pdf", "new.hire@example.com", "Welcome to Acme", "HR-1042"])
+      expect(shown).not.toContain(packet);
+    expect(await card.getByRole("button", { name: "Approve" }).count()).toBe(0);
+  }, 30_000);
+
   it("approves the waiting run as rita, and its delivery arrives at the demo receiver", async () => {
     await signInWithKey("rita");
     await page.goto(`${demo.base}/approvals`);

@@ -46,6 +46,7 @@ export function renderPage<P extends PageName>(name: P, frame: Frame, page: Page
 const ASSETS: Record<string, string> = {
   "console.css": "text/css; charset=utf-8",
   "console.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 /** The console's stylesheet and script, or null for any other name. */

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
+import { PROVIDERS } from "../support/databases";
+
+// The console says what is true, in words a person reads as written: an unknown page is a page, not JSON;
+// the icon is there; a refusal's words carry no markdown a browser shows raw.
+const PAGE = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+
+describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
+  let h: ConsoleHarness;
+  afterEach(async () => h.close());
+
+  it("answers an unknown page with an HTML 404 that keeps the navigation; the API's unknown routes stay JSON", async () => {
+    h = await createConsoleHarness(provider);
+    const alice = h.browser();
+    await alice.signIn("alice");
+    const page = await alice.get("/escalationz", PAGE);
+    expect(page.status).toBe(404);
+    expect(String(page.headers["content-type"])).toMatch(/^text\/html/);
+    expect(page.body).toContain("There is no such page in the console.");
+    for (const link of ["/approvals", "/review", "/escalations"]) expect(page.body).toContain(`href="${link}"`);
+    const anonymous = await h.browser().get("/escalationz", PAGE);
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.body).toContain("There is no such page in the console.");
+    for (const [url, headers] of [
+      ["/v1/nope", PAGE],
+      ["/escalationz", {}],
+    ] as const) {
+      const api = await alice.get(url, headers);
+      expect(api.status).toBe(404);
+      expect(JSON.parse(api.body)).toMatchObject({ error: "not_found" });
+    }
+  });
+
+  it("serves its icon and links it from every page, so no page asks for a missing favicon", async () => {
+    h = await createConsoleHarness(provider);
+    const icon = await h.browser().get("/console/favicon.svg");
+    expect(icon.status).toBe(200);
+    expect(String(icon.headers["content-type"])).toMatch(/^image\/svg\+xml/);
+    expect((await h.browser().get("/sign-in")).body).toContain('<link rel="icon" href="/console/favicon.svg"');
+    const old = await h.browser().get("/favicon.ico", { accept: "image/*" });
+    expect(old.status).toBe(301);
+    expect(old.headers.location).toBe("/console/favicon.svg");
+  });
+
+  it("shows a refused until without raw backticks", async () => {
+    h = await createConsoleHarness(provider);
+    const alice = h.browser();
+    const token = await alice.signIn("alice");
+    const answer = await alice.post("/agents/ops-agent/pause", { reason: "vacation", until: "soonish", _csrf: token });
+    const flash = /<p class="note refused"[^>]*>([^<]*)<\/p>/.exec(answer.body)?.[1] ?? "";
+    expect(fromHtml(flash)).toContain("I couldn't read the time after “until”.");
+    expect(flash).not.toContain("`");
+  });
+});
