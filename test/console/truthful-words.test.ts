@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { registerTrigger } from "../../src/bot/app/held/triggers";
+import { findAgent } from "../../src/store/directory/directory";
 import { type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
 import { PROVIDERS } from "../support/databases";
 
@@ -41,6 +43,36 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
     const old = await h.browser().get("/favicon.ico", { accept: "image/*" });
     expect(old.status).toBe(301);
     expect(old.headers.location).toBe("/console/favicon.svg");
+  });
+
+  it("says a 15-minute cadence as 'every 15 min' on the agent's page", async () => {
+    h = await createConsoleHarness(provider);
+    const agent = (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!;
+    await registerTrigger(h.ctx, agent, {
+      key: "daily-report",
+      everyMs: 900_000,
+      cron: null,
+      tz: null,
+      payload: { report: "daily" },
+      destination: "http://127.0.0.1:4000/actions",
+      misfire: "coalesce",
+    });
+    const alice = h.browser();
+    await alice.signIn("alice");
+    const page = (await alice.get("/agents/ops-agent")).body;
+    expect(page).toContain("every 15 min");
+    expect(page).not.toContain("900 s");
+  });
+
+  it("audits a refused console Resume as a console action, not as a chat command", async () => {
+    h = await createConsoleHarness(provider);
+    const alice = h.browser();
+    await alice.post("/agents/ops-agent/pause", { reason: "vacation", _csrf: await alice.signIn("alice") });
+    const mia = h.browser();
+    await mia.post("/agents/ops-agent/resume", { _csrf: await mia.signIn("mia") });
+    const refused = await h.ctx.store.db.controlAudit.findMany({ where: { action: "resume", outcome: "forbidden" } });
+    expect(refused.map((a) => a.reason)).toEqual(["console Resume"]);
+    expect((await alice.get("/agents/ops-agent")).body).not.toContain("chat /resume");
   });
 
   it("shows a refused until without raw backticks", async () => {

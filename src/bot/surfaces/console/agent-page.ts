@@ -1,3 +1,4 @@
+import { durationWords } from "../../../policy/duration";
 import type { HandlerContext } from "../../app/context";
 import { agentStatus } from "../../app/control/status";
 import { agentTriggers, type TriggerView } from "../../app/held/triggers";
@@ -22,7 +23,7 @@ const auditDetail = (detail: AuditEntry["detail"]): string => {
 };
 
 const cadence = (t: TriggerView) =>
-  t.every !== null ? `every ${t.every / 1000} s` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
+  t.every !== null ? `every ${durationWords(t.every)}` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
 
 /** An agent's page: its state in chat's words, the held work, its triggers, the chat box. */
 export async function agentPage(
