@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
 import { registerTrigger } from "../../src/bot/app/held/triggers";
 import { findAgent } from "../../src/store/directory/directory";
 import { type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
@@ -73,6 +74,48 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
     const refused = await h.ctx.store.db.controlAudit.findMany({ where: { action: "resume", outcome: "forbidden" } });
     expect(refused.map((a) => a.reason)).toEqual(["console Resume"]);
     expect((await alice.get("/agents/ops-agent")).body).not.toContain("chat /resume");
+  });
+
+  it("says an approved action is held while its agent is paused, and the settled card keeps the decided version", async () => {
+    h = await createConsoleHarness(provider);
+    const agent = (await findAgent(h.ctx.store.db, "acme", "ops-agent"))!;
+    for (const id of ["r-paused", "r-running"])
+      await createRunForAgent(h.ctx, {
+        agent,
+        id,
+        operation: `send-${id}`,
+        destination: "http://127.0.0.1:4000/actions",
+        packet: { n: 1 },
+        reviewers: ["rita"],
+        deadline: new Date(Date.now() + 3_600_000),
+      });
+    const rita = h.browser();
+    const token = await rita.signIn("rita");
+    const decide = async (run: string) => {
+      const page = (await rita.get("/approvals")).body;
+      const form = page.slice(page.indexOf(`name="run" value="${run}"`));
+      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)![1]!;
+      const answer = await rita.post("/approvals/decide", {
+        run,
+        version: field("version"),
+        digest: field("digest"),
+        eventId: field("eventId"),
+        action: "approve",
+        _csrf: token,
+      });
+      return fromHtml(/<p class="note ok"[^>]*>([^<]*)<\/p>/.exec(answer.body)?.[1] ?? answer.body.slice(0, 300));
+    };
+    expect(await decide("r-running")).toBe("Approved send-r-running (version 1). The action is queued. (approved)");
+    const alice = h.browser();
+    await alice.post("/agents/ops-agent/pause", { reason: "vacation", _csrf: await alice.signIn("alice") });
+    expect(await decide("r-paused")).toBe(
+      "Approved send-r-paused (version 1). The action is held while the agent is paused; it goes out when the agent resumes. (approved)",
+    );
+    const settled = (await rita.get("/approvals")).body;
+    for (const run of ["send-r-paused", "send-r-running"]) {
+      const card = settled.slice(settled.indexOf(`${run} for ops-agent`));
+      expect(/<dt>Version<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1], run).toBe("1");
+    }
   });
 
   it("shows a refused until without raw backticks", async () => {
