@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
 import { registerTrigger } from "../../src/bot/app/held/triggers";
 import { findAgent } from "../../src/store/directory/directory";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
 import { PROVIDERS } from "../support/databases";
 
@@ -116,6 +117,24 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
       const card = settled.slice(settled.indexOf(`${run} for ops-agent`));
       expect(/<dt>Version<\/dt><dd>(\d+)<\/dd>/.exec(card)?.[1], run).toBe("1");
     }
+  });
+
+  it("counts an item waiting for its next attempt as retrying, not held, while the agent runs", async () => {
+    h = await createConsoleHarness(provider);
+    const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "none" };
+    const destination = "http://127.0.0.1:4000/actions";
+    await planDelivery(h.ctx.store, { ...base, id: "retried", destination, payload: { n: 1 } }, new Date());
+    await h.ctx.store.db.outboxItem.update({
+      where: { id: "retried" },
+      data: { attempts: 2, lastResult: "HTTP 503", nextAttemptAt: new Date(Date.now() + 60_000) },
+    });
+    const alice = h.browser();
+    await alice.signIn("alice");
+    const agentPage = fromHtml((await alice.get("/agents/ops-agent")).body);
+    expect(agentPage).toContain("Held outbound actions: 0");
+    expect(agentPage).toContain("Outbound actions retrying after a failed attempt: 1");
+    const overview = fromHtml((await alice.get("/")).body);
+    expect(overview).toMatch(/retrying\D{0,40}1/);
   });
 
   it("shows a refused until without raw backticks", async () => {

@@ -39,6 +39,8 @@ export async function agentPage(
     listAudit(ctx, user, { agent: agent.name, limit: AUDIT_SHOWN }).then(itemsOf),
   ]);
   const byTrigger = status.held.occurrencesByTrigger;
+  // Right after a resume its release is still marking the rows it let go: they are on their way, not held.
+  const badge = status.control.effective.state === "RUNNING" ? "releasing" : "held";
   const rows: TriggerRow[] = triggers.map((t) => {
     const held = byTrigger[t.key] ?? 0;
     return {
@@ -48,7 +50,7 @@ export async function agentPage(
       misfire: t.misfire,
       nextDue: whenToSecond(t.nextDueAt),
       lastDue: whenToSecond(t.lastDueAt),
-      held: held ? `held ×${held}` : "",
+      held: held ? `${badge} ×${held}` : "",
     };
   });
   const held = heldLines(status.held);
