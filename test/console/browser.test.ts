@@ -188,6 +188,7 @@ describe("the console in headless Chromium", () => {
     const item = page.locator("article", { hasText: key });
     await sees(item.locator("section", { hasText: "Intended" }), run.digest);
     await sees(item.locator("section", { hasText: "Intended" }), "rita");
+    await sees(item.locator("section", { hasText: "Intended" }), "offer-letter-signed.pdf"); // alice sees the packet
     await sees(item.locator("section", { hasText: "Known" }), "the outcome is unknown");
     await sees(item.locator("section", { hasText: "Known" }), run.destination);
     await sees(item.locator("section", { hasText: "Next" }), "Send again");

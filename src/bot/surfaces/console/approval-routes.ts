@@ -33,7 +33,7 @@ const DecideForm = z.object({
  * The packet pretty-printed, its `evidence` shown apart; both null for a reader who does not see packets (the
  * same rule as `GET /v1/runs/:id`, in the same use case).
  */
-function packetParts(read: RunAsRead): { packet: string | null; evidence: string | null } {
+export function packetParts(read: RunAsRead): { packet: string | null; evidence: string | null } {
   if (!("packet" in read)) return { packet: null, evidence: null };
   const packet = read.packet;
   if (packet && typeof packet === "object" && !Array.isArray(packet) && "evidence" in packet) {
