@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
 import { registerTrigger } from "../../src/bot/app/held/triggers";
+import { unknownOutcomeText } from "../../src/policy/delivery-class";
 import { findAgent } from "../../src/store/directory/directory";
 import { planDelivery } from "../../src/store/outbox/plan";
 import { type ConsoleHarness, createConsoleHarness, fromHtml } from "../support/console-harness";
@@ -135,6 +136,28 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
     expect(agentPage).toContain("Outbound actions retrying after a failed attempt: 1");
     const overview = fromHtml((await alice.get("/")).body);
     expect(overview).toMatch(/retrying\D{0,40}1/);
+  });
+
+  it("says a review item's result once: the attempt and its time stand apart", async () => {
+    h = await createConsoleHarness(provider);
+    const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "key-retained 24h" };
+    const destination = "http://127.0.0.1:4000/actions";
+    await planDelivery(h.ctx.store, { ...base, id: "unknown-1", destination, payload: { n: 1 } }, new Date());
+    const at = new Date("2026-12-01T14:36:00Z");
+    await h.ctx.store.db.outboxItem.update({
+      where: { id: "unknown-1" },
+      data: {
+        state: "NEEDS_REVIEW",
+        attempts: 1,
+        lastAttemptAt: at,
+        lastResult: unknownOutcomeText(1, at, "no answer within 10000 ms", "key-retained 24h"),
+      },
+    });
+    const alice = h.browser();
+    await alice.signIn("alice");
+    const page = fromHtml((await alice.get("/review")).body);
+    expect(page).toMatch(/<dt>Result<\/dt><dd>no answer within 10000 ms<\/dd>/);
+    expect(page).not.toContain("outcome unknown after attempt");
   });
 
   it("shows a refused until without raw backticks", async () => {

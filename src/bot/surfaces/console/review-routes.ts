@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { attemptResultOf } from "../../../policy/delivery-class";
 import { runName } from "../../../policy/ids";
 import type { HandlerContext } from "../../app/context";
 import { reconcileOutbox } from "../../app/outbox/reconcile-outbox";
@@ -34,7 +35,7 @@ function reviewItem({ item, agent, approved, delivery: view, canReconcile, run }
     },
     known: {
       lastAttemptAt: when(view.lastAttemptAt),
-      lastResult: view.lastResult ?? "none recorded",
+      lastResult: view.lastResult ? attemptResultOf(view.lastResult) : "none recorded",
       destination: item.destination,
       actionKey: item.id,
       attempts: item.attempts,
