@@ -19,3 +19,15 @@ export function deliveryClass(state: string, lastResult: string | null): string 
   if (detail.startsWith("refused ") || / resolves to /.test(detail)) return "address refused";
   return "connection failed";
 }
+
+/** What a delivery the contract cannot settle records: the attempt before, what it got, and the contract. */
+export const unknownOutcomeText = (attempt: number, at: Date | null, result: string | null, contract: string) =>
+  `outcome unknown after attempt ${attempt} at ${at?.toISOString() ?? "?"}: ${result ?? "no answer"}; contract '${contract}'`;
+
+const UNKNOWN_OUTCOME = /^outcome unknown after attempt \d+ at \S+: (.*); contract '[^']*'$/s;
+
+/**
+ * The last attempt's own result within `unknownOutcomeText`, for a page that shows the attempt, its time and
+ * the unknown outcome apart (so the result does not say them twice); any other result as it is.
+ */
+export const attemptResultOf = (lastResult: string): string => UNKNOWN_OUTCOME.exec(lastResult)?.[1] ?? lastResult;

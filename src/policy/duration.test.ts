@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { durationMs, parseDurationMs } from "./duration";
+import { durationMs, durationWords, parseDurationMs } from "./duration";
 import { isUntilDuration, parseUntil } from "./until";
 
 const s = 1_000;
@@ -60,5 +60,21 @@ describe("the duration grammar", () => {
     expect(parseUntil("90s", now)).toEqual(new Date("2026-12-01T12:01:30Z"));
     expect(parseUntil("1w", now)).toEqual(new Date("2026-12-08T12:00:00Z"));
     expect(parseUntil("250", now)).toBeNull();
+  });
+});
+
+describe("a duration in words", () => {
+  it("says the two largest whole units", () => {
+    const cases: Array<[number, string]> = [
+      [900_000, "15 min"],
+      [30_000, "30 s"],
+      [5_400_000, "1 h 30 min"],
+      [172_800_000, "2 d"],
+      [250, "250 ms"],
+      [90_061_000, "1 d 1 h"],
+      [3_600_500, "1 h"],
+      [0, "0 s"],
+    ];
+    for (const [ms, words] of cases) expect(durationWords(ms), String(ms)).toBe(words);
   });
 });

@@ -33,3 +33,27 @@ export function parseDurationMs(text: string): number | null {
   const value = text.trim();
   return BARE_NUMBER.test(value) ? Math.round(Number(value)) : durationMs(value);
 }
+
+const WORD_UNITS: Array<[string, number]> = [
+  ["d", 86_400_000],
+  ["h", 3_600_000],
+  ["min", 60_000],
+  ["s", 1_000],
+  ["ms", 1],
+];
+
+/**
+ * A duration as people say it, in its two largest whole units: "15 min", "30 s", "1 h 30 min", "2 d",
+ * "250 ms". Every surface that shows a cadence or a delay says it this way.
+ */
+export function durationWords(ms: number): string {
+  const parts: string[] = [];
+  let left = Math.max(0, Math.round(ms));
+  for (const [unit, size] of WORD_UNITS) {
+    if (left >= size && parts.length < 2) {
+      parts.push(`${Math.floor(left / size)} ${unit}`);
+      left %= size;
+    } else if (parts.length) break;
+  }
+  return parts.join(" ") || "0 s";
+}

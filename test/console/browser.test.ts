@@ -108,6 +108,18 @@ describe("the console in headless Chromium", () => {
     await sees(main(), "already used");
   }, 30_000);
 
+  it("shows a member who is no reviewer the waiting run on the Approvals page, but not its packet", async () => {
+    await signInWithKey("mia");
+    await page.goto(`${demo.base}/approvals`);
+    const card = page.locator("article", { hasText: "send-welcome-email" });
+    const run = (await findRun(demo.app.ctx.store.db, `acme:${DEMO.run}`))!;
+    await sees(card, run.digest); // the run and its digest are listed
+    const shown = (await card.textContent()) ?? "";
+    for (const packet of ["offer-letter-signed.pdf", "new.hire@example.com", "Welcome to Acme", "HR-1042"])
+      expect(shown).not.toContain(packet);
+    expect(await card.getByRole("button", { name: "Approve" }).count()).toBe(0);
+  }, 30_000);
+
   it("approves the waiting run as rita, and its delivery arrives at the demo receiver", async () => {
     await signInWithKey("rita");
     await page.goto(`${demo.base}/approvals`);
@@ -135,6 +147,17 @@ describe("the console in headless Chromium", () => {
     // The next due time passes while paused (every 30 s): live updates show it held, without a reload.
     await sees(page.locator(`tr[data-trigger="${DEMO.trigger}"]`), "held ×1", 40_000);
     await shot("05-agent-paused");
+    // At phone width the triggers table is read row by row: nothing past the edge, a date on one line.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const row = page.locator(`tr[data-trigger="${DEMO.trigger}"]`);
+    const rowBox = (await row.boundingBox())!;
+    expect(rowBox.x + rowBox.width).toBeLessThanOrEqual(390);
+    const lineHeight = await row
+      .locator(".when")
+      .first()
+      .evaluate((e) => Number.parseFloat(getComputedStyle(e).lineHeight));
+    expect((await row.locator(".when").first().boundingBox())!.height).toBeLessThan(lineHeight * 1.5);
+    await page.setViewportSize({ width: 1280, height: 800 });
   }, 60_000);
 
   it("reaches the agent through the web chat while it is paused", async () => {
@@ -165,6 +188,7 @@ describe("the console in headless Chromium", () => {
     const item = page.locator("article", { hasText: key });
     await sees(item.locator("section", { hasText: "Intended" }), run.digest);
     await sees(item.locator("section", { hasText: "Intended" }), "rita");
+    await sees(item.locator("section", { hasText: "Intended" }), "offer-letter-signed.pdf"); // alice sees the packet
     await sees(item.locator("section", { hasText: "Known" }), "the outcome is unknown");
     await sees(item.locator("section", { hasText: "Known" }), run.destination);
     await sees(item.locator("section", { hasText: "Next" }), "Send again");
@@ -187,6 +211,8 @@ describe("the console in headless Chromium", () => {
     await card.getByRole("button", { name: "Confirm resume" }).click();
     await sees(main(), "ops-agent resumed.");
     await sees(page.locator(".card .footer"), "Resumed by alice");
+    // Running again at once: what the release is still marking is not shown as held.
+    expect(await page.locator(`tr[data-trigger="${DEMO.trigger}"]`).textContent()).not.toContain("held ×");
     await shot("10-resumed");
     await receiverShows(`${DEMO.trigger}:release:`); // the coalesced delivery of the held occurrences
   }, 40_000);

@@ -86,6 +86,14 @@ describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
     expect(shown).toContain(DEMO.trigger);
     expect(shown).toContain("documents.signed");
     expect(demo.lines.some((l) => String(l.msg).includes("demo not seeded"))).toBe(false);
+    // What arrived was signed with the demo's key; a POST from anyone else is refused and shown nowhere.
+    const forged = await fetch(`${demo.base}${DEMO.receiverPath}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "chat.message", platform: "web", channel: "acme:alice:ops-agent", text: "forged" }),
+    });
+    expect(forged.status).toBe(401);
+    expect(await (await fetch(`${demo.base}${DEMO.receiverPath}`)).text()).not.toContain("forged");
   }, 120_000);
 
   it("never seeds on a real config, even the example's own file given as HOLDFAST_CONFIG", async () => {
@@ -96,6 +104,7 @@ describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
     expect(await seeded()).toEqual({ triggers: 0, runs: 0, waitingForRita: 0, events: 0 });
     expect(await demo.app.ctx.store.db.consoleLink.count()).toBe(0);
     expect((await fetch(`${demo.base}${DEMO.receiverPath}`)).status).toBe(404);
+    expect((await fetch(`${demo.base}${DEMO.receiverPath}`, { method: "POST", body: "{}" })).status).toBe(404);
     // The console itself is there on every config.
     expect((await fetch(`${demo.base}/sign-in`)).status).toBe(200);
   }, 60_000);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRunForAgent } from "../../src/bot/app/approvals/create-run";
+import { findRun } from "../../src/store/approvals/runs";
 import { findAgent } from "../../src/store/directory/directory";
+import { planDelivery } from "../../src/store/outbox/plan";
 import { type ConsoleHarness, createConsoleHarness } from "../support/console-harness";
 import { PROVIDERS } from "../support/databases";
 import type { KEYS } from "../support/harness";
@@ -44,6 +46,39 @@ describe.each(PROVIDERS)("who sees a packet on the console's Approvals page, on 
       expect(page).toContain("update-payroll for ops-agent"); // the run itself is listed
       expect(page).not.toContain(PACKET_TEXT);
       expect(page).not.toContain(EVIDENCE_TEXT);
+    }
+  });
+
+  it("follows the same rule on the Needs review page: the packet beside the item for readers, the digest for others", async () => {
+    h = await createConsoleHarness(provider);
+    await waitingRun();
+    const run = (await findRun(h.ctx.store.db, "acme:r-visibility"))!;
+    const key = `${run.id}:1:update-payroll`;
+    const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "none" };
+    const item = { ...base, id: key, runId: run.id, digest: run.digest, destination: run.destination, payload: {} };
+    await planDelivery(h.ctx.store, item, new Date());
+    await h.ctx.store.db.outboxItem.update({
+      where: { id: key },
+      data: { state: "NEEDS_REVIEW", attempts: 1, lastAttemptAt: new Date(), lastResult: "no answer within 10000 ms" },
+    });
+    const reviewOf = async (user: keyof typeof KEYS) => {
+      const browser = h.browser();
+      await browser.signIn(user);
+      const page = await browser.get("/review");
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(key);
+      return page.body;
+    };
+    for (const member of ["mia", "sam"] as const) {
+      const page = await reviewOf(member);
+      expect(page).toContain(run.digest);
+      expect(page).not.toContain(PACKET_TEXT);
+      expect(page).not.toContain(EVIDENCE_TEXT);
+    }
+    for (const reader of ["alice", "ada"] as const) {
+      const page = await reviewOf(reader);
+      expect(page).toContain(PACKET_TEXT);
+      expect(page).toContain(EVIDENCE_TEXT);
     }
   });
 

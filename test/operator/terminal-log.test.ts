@@ -50,6 +50,12 @@ describe("the terminal log", () => {
     );
   });
 
+  it("shows a bidi control in a logged reason as a marker, as the console and the cards do", () => {
+    expect(logLine({ msg: "pause", agent: "acme:ops-agent", reason: "vacation\u202e" }, "msg")).toBe(
+      "pause  agent=acme:ops-agent reason=vacation⟨U+202E⟩",
+    );
+  });
+
   it("no log call in src writes a field of pino's own (level, time, pid, hostname, msg)", () => {
     const offenders: string[] = [];
     const walk = (dir: string): string[] =>

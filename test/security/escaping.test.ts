@@ -114,6 +114,62 @@ describe.each(PROVIDERS)("%s: agent text on the cards is data", (provider) => {
     ]);
   });
 
+  test("a bidi control in a packet is shown as a marker on each platform's card, open and settled", async () => {
+    const body = JSON.stringify({
+      id: "bidi-cards",
+      agent: "ops-agent",
+      operation: "pay-invoice",
+      destination: DESTINATION,
+      packet: { amount: "\u202e00001 EUR" },
+      deadline: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const created = await d.api("POST", "/v1/runs", AGENT_KEYS.ops, body);
+    expect(created.status).toBe(201);
+    const run = JSON.parse(created.body) as { version: number; digest: string };
+    await d.chat.cards.sync(runKey("acme", "bidi-cards"));
+    const decision = JSON.stringify({ eventId: "bidi-e", action: "approve", version: run.version, digest: run.digest });
+    expect((await d.api("POST", "/v1/runs/bidi-cards/decisions", KEYS.rita, decision)).status).toBe(200);
+    await d.chat.cards.sync(runKey("acme", "bidi-cards"));
+    const slack = [...d.slack.callsTo("chat.postMessage"), ...d.slack.callsTo("chat.update")].map((c) =>
+      String(slackArgs(c).blocks),
+    );
+    const discord = d.discord.calls
+      .filter((c) => c.path.includes("/channels/") && c.path.includes("/messages"))
+      .map((c) => (c.json as { embeds: Array<{ description: string }> }).embeds[0]!.description);
+    const telegram = [...d.telegram.callsTo("sendMessage"), ...d.telegram.callsTo("editMessageText")]
+      .map((c) => String((c.json as { text: string }).text))
+      .filter((text) => text.includes("pay-invoice"));
+    for (const [platform, shown] of Object.entries({ slack, discord, telegram })) {
+      expect(shown.length, platform).toBe(2);
+      for (const text of shown) {
+        expect(text, platform).toContain("⟨U+202E⟩00001 EUR");
+        expect(text, platform).not.toContain("\u202e");
+        expect(JSON.stringify(text), platform).not.toContain("\\u202e");
+      }
+    }
+  });
+
+  test("an agent's message with a bidi control shows the marker on every platform", async () => {
+    const agentId = "acme:ops-agent";
+    await rememberChatChannel(d.db.store.db, agentId, "slack", "C0BIDI", new Date());
+    await rememberChatChannel(d.db.store.db, agentId, "discord", "1100000000000000901", new Date());
+    await rememberChatChannel(d.db.store.db, agentId, "telegram", "424242", new Date());
+    const say = (platform: string, channel: string) =>
+      d.api(
+        "POST",
+        "/v1/agents/ops-agent/messages",
+        AGENT_KEYS.ops,
+        JSON.stringify({ platform, channel, text: "total \u202e00001" }),
+      );
+    expect((await say("slack", "C0BIDI")).status).toBe(201);
+    expect(String(slackArgs(d.slack.callsTo("chat.postMessage").at(-1)!).text)).toBe("total ⟨U+202E⟩00001");
+    expect((await say("discord", "1100000000000000901")).status).toBe(201);
+    const posted = d.discord.calls.filter((c) => c.path === "/api/v10/channels/1100000000000000901/messages").at(-1)!;
+    expect((posted.json as { content: string }).content).toBe("total ⟨U+202E⟩00001");
+    expect((await say("telegram", "424242")).status).toBe(201);
+    expect((d.telegram.callsTo("sendMessage").at(-1)!.json as { text: string }).text).toBe("total ⟨U+202E⟩00001");
+  });
+
   test("the agent's own messages cannot ping a channel on Slack or Discord", async () => {
     const agentId = "acme:ops-agent";
     await rememberChatChannel(d.db.store.db, agentId, "slack", "C0ESC", new Date());

@@ -22,7 +22,7 @@ describe.each(PROVIDERS)("security headers on every page and door on %s", (provi
     h = await createConsoleHarness(
       provider,
       () => new Date(),
-      (http, ctx) => registerDemoReceiver(http, ctx),
+      (http, ctx) => registerDemoReceiver(http, ctx, { key: Buffer.alloc(32, 1) }).open(),
     );
     const b = h.browser();
     const alice = (await findUserById(h.ctx.store.db, "acme:alice"))!;

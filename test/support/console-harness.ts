@@ -35,8 +35,8 @@ export interface Answer {
 export class Browser {
   readonly jar = new Map<string, string>();
   constructor(private readonly h: { inject: ConsoleHarness["inject"] }) {}
-  async get(url: string): Promise<Answer> {
-    return this.keep(await this.h.inject("GET", url, this.cookie()));
+  async get(url: string, headers?: Record<string, string>): Promise<Answer> {
+    return this.keep(await this.h.inject("GET", url, this.cookie(), undefined, undefined, headers));
   }
   async post(url: string, form: Record<string, string>): Promise<Answer> {
     return this.keep(await this.h.inject("POST", url, this.cookie(), new URLSearchParams(form).toString()));
@@ -75,7 +75,14 @@ export interface ConsoleHarness {
   ctx: HandlerContext;
   /** What the agent's conversation destination received (the chat router's poster, counted). */
   posted: ConversationEvent[];
-  inject(method: "GET" | "POST", url: string, cookie?: string, form?: string, type?: string): Promise<Answer>;
+  inject(
+    method: "GET" | "POST",
+    url: string,
+    cookie?: string,
+    form?: string,
+    type?: string,
+    headers?: Record<string, string>,
+  ): Promise<Answer>;
   browser(): Browser;
   /** ops-agent's own call to the API (its demo key), e.g. a reply into a conversation. */
   asAgent(url: string, body: unknown): Promise<{ status: number; body: string }>;
@@ -108,11 +115,15 @@ export async function createConsoleHarness(
     db,
     ctx,
     posted,
-    async inject(method, url, cookie, form, type = "application/x-www-form-urlencoded") {
+    async inject(method, url, cookie, form, type = "application/x-www-form-urlencoded", headers = {}) {
       const response = await http.inject({
         method,
         url,
-        headers: { ...(cookie ? { cookie } : {}), ...(form !== undefined ? { "content-type": type } : {}) },
+        headers: {
+          ...headers,
+          ...(cookie ? { cookie } : {}),
+          ...(form !== undefined ? { "content-type": type } : {}),
+        },
         payload: form,
       });
       const set = response.headers["set-cookie"];

@@ -87,7 +87,10 @@ describe.each(PROVIDERS)("counts by policy on %s", (provider) => {
     )) as Reply;
     expect(reply.kind).toBe("card");
     const card = (reply as { card: Card }).card;
-    expect(card.lines).toContain("On resume: will send 3 (1 coalesced delivery), skip 2");
+    // Everything it sends, not the occurrences alone: 3 trigger deliveries, 2 events and 1 action.
+    expect(card.lines).toContain(
+      "On resume: will send 6: 3 trigger deliveries (1 coalesced), 2 inbound events, 1 outbound action; skip 2",
+    );
     const confirm = card.buttons.find((b) => b.action === "resume.confirm")!.token;
     const click = (interactionId: string) =>
       router.interaction(

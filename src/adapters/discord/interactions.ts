@@ -1,6 +1,6 @@
 import { type ButtonInteraction, type ChatInputCommandInteraction, MessageFlags } from "discord.js";
 import type { CardPublisher, ChatActor, ChatRouter, ChatTransport, CommandName } from "../../bot/surfaces/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
+import { COMMAND_NAMES, parseButtonValue, visibleText } from "../../bot/surfaces/chat/types";
 
 /** Replies quote names and reasons people typed; none of them may ping anyone. */
 const allowedMentions = { parse: [] };
@@ -25,7 +25,7 @@ export function discordInteractions(router: ChatRouter, transport: ChatTransport
       await interaction.reply({ content: "Resume preflight posted.", flags: MessageFlags.Ephemeral, allowedMentions });
     } else {
       await interaction.reply({
-        content: reply.text,
+        content: visibleText(reply.text),
         allowedMentions,
         ...(reply.ephemeral && { flags: MessageFlags.Ephemeral }),
       });
@@ -42,7 +42,7 @@ export function discordInteractions(router: ChatRouter, transport: ChatTransport
       transport,
     );
     if (result.card) await publisher.edit(card, result.card);
-    await interaction.followUp({ content: result.note, flags: MessageFlags.Ephemeral, allowedMentions });
+    await interaction.followUp({ content: visibleText(result.note), flags: MessageFlags.Ephemeral, allowedMentions });
   }
   return { onCommand, onButton };
 }

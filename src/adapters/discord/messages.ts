@@ -1,5 +1,11 @@
 import { type Client, Events, type Message } from "discord.js";
-import type { ChatActor, ChatLog, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
+import {
+  type ChatActor,
+  type ChatLog,
+  type ChatRouter,
+  type ChatTransport,
+  visibleText,
+} from "../../bot/surfaces/chat/types";
 
 /** DMs and mentions of the bot go to the agent's conversation. */
 export function registerDiscordMessages(client: Client, router: ChatRouter, transport: ChatTransport, log: ChatLog) {
@@ -17,7 +23,8 @@ export function registerDiscordMessages(client: Client, router: ChatRouter, tran
       { messageId: message.id, channelId: message.channelId, text, actor, isDirect },
       transport,
     );
-    if (reply?.kind === "text") await message.reply({ content: reply.text, allowedMentions: { parse: [] } });
+    if (reply?.kind === "text")
+      await message.reply({ content: visibleText(reply.text), allowedMentions: { parse: [] } });
   };
   client.on(Events.MessageCreate, (message) => {
     handle(message).catch((error: Error) => log.error({ err: error.message }, "discord message failed"));

@@ -1,5 +1,5 @@
 import { type Client, Routes } from "discord.js";
-import type { CardPublisher } from "../../bot/surfaces/chat/types";
+import { type CardPublisher, visibleText } from "../../bot/surfaces/chat/types";
 import { cardMessage, NO_MENTIONS } from "./render";
 
 /** Cards are plain channel messages sent over REST, so they can be edited without an interaction token. */
@@ -22,7 +22,7 @@ export function discordPublisher(client: Client): CardPublisher {
     },
     async say(channelId, text) {
       const sent = (await client.rest.post(Routes.channelMessages(channelId), {
-        body: { content: text, allowed_mentions: NO_MENTIONS },
+        body: { content: visibleText(text), allowed_mentions: NO_MENTIONS },
       })) as {
         id: string;
       };

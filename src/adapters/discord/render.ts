@@ -1,6 +1,6 @@
 import { ButtonStyle, ComponentType, escapeMarkdown } from "discord.js";
 import type { Card, ButtonStyle as NeutralStyle } from "../../bot/surfaces/chat/types";
-import { buttonValue } from "../../bot/surfaces/chat/types";
+import { buttonValue, visibleText } from "../../bot/surfaces/chat/types";
 
 const STYLE: Record<NeutralStyle, ButtonStyle> = {
   primary: ButtonStyle.Primary,
@@ -12,14 +12,16 @@ const STYLE: Record<NeutralStyle, ButtonStyle> = {
 export const NO_MENTIONS = { parse: [] as never[] };
 
 /**
- * Text shown as written: every markdown construct escaped (masked links, headings and lists too), and `<`
- * escaped so `<@id>`, `<#channel>` and `<t:…>` stay text.
+ * Text shown as written: every markdown construct escaped (masked links, headings and lists too), `<`
+ * escaped so `<@id>`, `<#channel>` and `<t:…>` stay text, and invisible characters shown.
  */
 export const escapeDiscord = (text: string) =>
-  escapeMarkdown(text, { heading: true, bulletedList: true, numberedList: true, maskedLink: true }).replace(
-    /</g,
-    "\\<",
-  );
+  escapeMarkdown(visibleText(text), {
+    heading: true,
+    bulletedList: true,
+    numberedList: true,
+    maskedLink: true,
+  }).replace(/</g, "\\<");
 
 /**
  * A neutral card as a Discord message body: one embed, and one row of buttons while it is open. The outcome
@@ -35,7 +37,7 @@ export function cardMessage(card: Card) {
         title: escapeDiscord(card.title).slice(0, 256),
         description: escapeDiscord(card.lines.join("\n")).slice(0, 4096) || undefined,
         fields: card.fields.map((f) => ({ name: f.label, value: escapeDiscord(f.value).slice(0, 1024), inline: true })),
-        ...(card.footer && { footer: { text: card.footer.slice(0, 2048) } }),
+        ...(card.footer && { footer: { text: visibleText(card.footer).slice(0, 2048) } }),
       },
     ],
     // custom_id is "<action>:<16-char token>", far below Discord's 100-character limit.

@@ -1,7 +1,8 @@
-import type { Card } from "../../bot/surfaces/chat/types";
+import { type Card, visibleText } from "../../bot/surfaces/chat/types";
 
-/** Slack's control characters (links, mentions such as `<!channel>`); the rest of the text is left as it is. */
-export const escapeSlack = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** Slack's control characters (links, mentions such as `<!channel>`) escaped, invisible ones shown. */
+export const escapeSlack = (text: string) =>
+  visibleText(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** Text that is shown as typed: no bold, no links, no mentions, no emoji codes. */
 const plain = (text: string, max: number) => ({

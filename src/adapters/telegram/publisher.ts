@@ -1,5 +1,5 @@
 import type { Telegraf } from "telegraf";
-import type { CardPublisher } from "../../bot/surfaces/chat/types";
+import { type CardPublisher, visibleText } from "../../bot/surfaces/chat/types";
 import { cardMessage } from "./render";
 
 /** Cards are messages with an inline keyboard; editing replaces the text and the keyboard. */
@@ -22,7 +22,7 @@ export function telegramPublisher(bot: Telegraf): CardPublisher {
       });
     },
     async say(channelId, text) {
-      const sent = await bot.telegram.sendMessage(channelId, text);
+      const sent = await bot.telegram.sendMessage(channelId, visibleText(text));
       return { channelId, messageId: String(sent.message_id) };
     },
   };

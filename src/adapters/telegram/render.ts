@@ -1,8 +1,9 @@
 import type { Card } from "../../bot/surfaces/chat/types";
-import { buttonValue } from "../../bot/surfaces/chat/types";
+import { buttonValue, visibleText } from "../../bot/surfaces/chat/types";
 
-/** The three characters Telegram's HTML parse mode reads; everything else is shown as written. */
-export const escapeTelegram = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+/** The three characters Telegram's HTML parse mode reads escaped, invisible ones shown; the rest as written. */
+export const escapeTelegram = (text: string) =>
+  visibleText(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** Telegram refuses a url button to a loopback or private-looking host; such a link is shown as text. */
 const buttonable = (url: string) => {

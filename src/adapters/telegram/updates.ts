@@ -1,7 +1,7 @@
 import type { Telegraf } from "telegraf";
 import { message } from "telegraf/filters";
 import type { CardPublisher, ChatActor, ChatRouter, ChatTransport, CommandName } from "../../bot/surfaces/chat/types";
-import { COMMAND_NAMES, parseButtonValue } from "../../bot/surfaces/chat/types";
+import { COMMAND_NAMES, parseButtonValue, visibleText } from "../../bot/surfaces/chat/types";
 
 const actorOf = (from: { id: number; first_name: string }): ChatActor => ({
   platform: "telegram",
@@ -22,7 +22,7 @@ export function registerTelegramUpdates(
     const reply = await router.command({ name, text: ctx.payload, actor: actorOf(ctx.from), channelId }, transport);
     // Telegram has no ephemeral messages; in a private chat only the caller sees the reply anyway.
     if (reply.kind === "card") await publisher.post(channelId, reply.card);
-    else await ctx.reply(reply.text);
+    else await ctx.reply(visibleText(reply.text));
   });
 
   bot.on("callback_query", async (ctx) => {
@@ -36,7 +36,7 @@ export function registerTelegramUpdates(
       transport,
     );
     // The toast is the closest Telegram has to an ephemeral note; it also stops the button's spinner.
-    await ctx.answerCbQuery(result.note.slice(0, 200));
+    await ctx.answerCbQuery(visibleText(result.note).slice(0, 200));
     if (result.card) await publisher.edit(card, result.card);
   });
 
@@ -55,6 +55,6 @@ export function registerTelegramUpdates(
       },
       transport,
     );
-    if (reply?.kind === "text") await ctx.reply(reply.text);
+    if (reply?.kind === "text") await ctx.reply(visibleText(reply.text));
   });
 }

@@ -27,6 +27,7 @@ import type { HoldfastEnv } from "./config/env";
 import { unsignedAgents } from "./config/outbound-config";
 import { wireConsole } from "./console-wiring";
 import { crashFaults } from "./crash-hook";
+import { addDemoSigningKey, DEMO_AGENT_ID } from "./demo-signing";
 import { type EscalationWiring, startEscalations } from "./escalation-wiring";
 import { startHeld } from "./held-wiring";
 import { takeIdentity } from "./instance-identity";
@@ -113,6 +114,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       database: describeDatabaseUrl(env.DATABASE_URL),
     };
     await syncDirectory(store, directory);
+    if (!env.HOLDFAST_CONFIG) await addDemoSigningKey(store, directory.signingKeys);
     const tenants = directory.tenants.map((t) => t.id);
     log.info({ tenants, configFile }, `directory: ${configFile} (tenants ${tenants.join(", ")})`);
     for (const agent of unsignedAgents(directory))
@@ -226,6 +228,7 @@ async function serve(
     ctx,
     http,
     exampleConfig: env.HOLDFAST_CONFIG ? null : configFile,
+    demoKey: directory.signingKeys.get(DEMO_AGENT_ID),
     publicUrl: env.HOLDFAST_PUBLIC_URL,
     attempts: redisAttemptCounter(redis.client, env.HOLDFAST_QUEUE_PREFIX, memoryAttemptCounter()),
   });

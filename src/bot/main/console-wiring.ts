@@ -5,7 +5,7 @@ import type { AttemptCounter } from "../app/auth/sign-in-limits";
 import type { HandlerContext } from "../app/context";
 import { seedDemo } from "../app/demo/seed";
 import type { ChatRouter } from "../surfaces/chat/types";
-import { registerDemoReceiver } from "../surfaces/console/demo-receiver";
+import { type DemoReceiver, registerDemoReceiver } from "../surfaces/console/demo-receiver";
 import { registerConsole } from "../surfaces/console/server";
 
 export interface ConsoleWiringOptions {
@@ -13,6 +13,8 @@ export interface ConsoleWiringOptions {
   http: FastifyInstance;
   /** The example config file when the bot runs on it (HOLDFAST_CONFIG unset): only then is a demo seeded. */
   exampleConfig: string | null;
+  /** The key the demo's agent signs with (demo-signing.ts): the demo receiver takes only what it signed. */
+  demoKey?: Buffer;
   /** HOLDFAST_PUBLIC_URL: the console's address as people reach it (default: the address the bot listens on). */
   publicUrl?: string;
   /** Counts sign-in attempts for every process at once (on Redis); absent: each process counts its own. */
@@ -31,6 +33,7 @@ export interface ConsoleWiring {
 export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
   const { ctx, http, exampleConfig } = options;
   let baseUrl = options.publicUrl?.replace(/\/+$/, "") ?? "";
+  let receiver: DemoReceiver | null = null;
   return {
     consoleLink: async (user) => `${baseUrl}${await createSignInPath(ctx, user)}`,
     mount(router) {
@@ -38,11 +41,14 @@ export function wireConsole(options: ConsoleWiringOptions): ConsoleWiring {
         ? "Demo: the start log prints a one-time link for alice; the others' demo keys are in holdfast.example.yaml (rita demo-key-acme-rita-0004 is the reviewer)."
         : undefined;
       registerConsole(http, { ctx, router, demoHint, attempts: options.attempts });
-      if (exampleConfig) registerDemoReceiver(http, ctx);
+      if (exampleConfig && options.demoKey) receiver = registerDemoReceiver(http, ctx, { key: options.demoKey });
     },
     async listening(url) {
       if (!options.publicUrl) baseUrl = url;
-      return exampleConfig ? seedDemo(ctx, { configFile: exampleConfig, baseUrl }) : null;
+      if (!exampleConfig) return null;
+      const demo = await seedDemo(ctx, { configFile: exampleConfig, baseUrl });
+      if (demo.seeded) receiver?.open();
+      return demo.line;
     },
   };
 }

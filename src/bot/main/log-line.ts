@@ -1,6 +1,8 @@
 // The terminal's one line per event: the message, then the event's own fields as `name=value` (the key ones
 // first), never a raw object. The JSON format carries the same fields as they are.
 
+import { visibleText } from "../../policy/visible-text";
+
 /** pino's own fields and what the message says already: not repeated after it. */
 const OWN = new Set(["level", "time", "pid", "hostname", "msg", "err", "demo"]);
 
@@ -43,7 +45,7 @@ function errorText(err: unknown): string | null {
   return null;
 }
 
-/** `pause actor=acme:alice agent=acme:ops-agent outcome=paused`; an error's text after the message. */
+/** `pause actor=acme:alice agent=acme:ops-agent outcome=paused`; an error's text after the message. Invisible characters shown. */
 export function logLine(line: Record<string, unknown>, messageKey: string): string {
   const err = errorText(line.err);
   const message = `${String(line[messageKey] ?? "")}${err ? `: ${err}` : ""}`;
@@ -52,5 +54,6 @@ export function logLine(line: Record<string, unknown>, messageKey: string): stri
   const names = Object.keys(line).filter((k) => !OWN.has(k) && k !== messageKey && !said(k));
   const ordered = [...FIRST.filter((k) => names.includes(k)), ...names.filter((k) => !FIRST.includes(k))];
   const fields = ordered.flatMap((k) => pairs(k, line[k]));
-  return fields.length ? `${message}  ${fields.join(" ")}` : message;
+  // A bidi control in a logged reason would reorder the terminal's line as it does a card.
+  return visibleText(fields.length ? `${message}  ${fields.join(" ")}` : message);
 }

@@ -1,4 +1,5 @@
 import { afterUncertainOutcome, parseContract } from "../../policy/delivery";
+import { unknownOutcomeText } from "../../policy/delivery-class";
 import { readControls } from "../../store/control/gate";
 import { type Controls, gateOf, gateScopes } from "../../store/control/records";
 import { markAcknowledged, markObserved, markSettled, releaseLease } from "../../store/outbox/marks";
@@ -48,7 +49,8 @@ export async function resolveUncertain(ctx: DeliveryContext, claim: Claim, first
   const contract = parseContract(claim.item.contract) ?? { kind: "none" as const };
   const step = afterUncertainOutcome(contract, firstDispatchedAt, ctx.now());
   if (step === "retry_same_key") return true;
-  const previous = `attempt ${claim.item.attempts} at ${claim.item.lastAttemptAt?.toISOString() ?? "?"}: ${claim.item.lastResult ?? "no answer"}`;
+  const { attempts, lastAttemptAt, lastResult, contract: contractName } = claim.item;
+  const previous = `attempt ${attempts} at ${lastAttemptAt?.toISOString() ?? "?"}: ${lastResult ?? "no answer"}`;
   if (step === "lookup" && contract.lookupUrl) {
     const answer = await ctx.transport.lookup(contract.lookupUrl, claim.item.id);
     if (answer === "absent") return true;
@@ -60,6 +62,6 @@ export async function resolveUncertain(ctx: DeliveryContext, claim: Claim, first
       return false;
     }
   }
-  await markSettled(db, claim, "NEEDS_REVIEW", `outcome unknown after ${previous}; contract '${claim.item.contract}'`);
+  await markSettled(db, claim, "NEEDS_REVIEW", unknownOutcomeText(attempts, lastAttemptAt, lastResult, contractName));
   return false;
 }

@@ -15,8 +15,10 @@ export interface HeldCounts {
   occurrencesByTrigger: Record<string, number>;
   /** Inbound events not yet delivered to the agent (held, or queued behind an earlier one). */
   inboundEvents: number;
-  /** Outbox items planned but not sent: held approved actions (and deliveries planned just before a pause). */
+  /** Outbox items planned and never attempted: held approved actions (and deliveries planned just before a pause). */
   outboxActions: number;
+  /** Outbox items waiting for their next attempt after a failed one: retrying, not held. */
+  retrying: number;
   needsReview: number;
 }
 
@@ -28,14 +30,17 @@ export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts
   return (await countHeldWorkOf(db, [agentId])).get(agentId)!;
 }
 
-/** The held counts of many agents in three reads, whatever their number (a page of the agents list). */
+/**
+ * The held counts of many agents in three reads, whatever their number (a page of the agents list). An item
+ * that was attempted and waits for its next attempt is counted as retrying: a pause did not hold it.
+ */
 export async function countHeldWorkOf(db: Db, agentIds: readonly string[]): Promise<Map<string, HeldCounts>> {
   const agentId = { in: [...agentIds] };
   const [perTrigger, events, outbox] = await Promise.all([
     db.occurrence.groupBy({ by: ["agentId", "triggerId"], where: { agentId, state: "HELD" }, _count: true }),
     db.inboxEvent.groupBy({ by: ["agentId"], where: { agentId, state: { in: INBOX_WAITING } }, _count: true }),
     db.outboxItem.groupBy({
-      by: ["agentId", "state"],
+      by: ["agentId", "state", "attempts"],
       where: { agentId, state: { in: ["PLANNED", "NEEDS_REVIEW"] } },
       _count: true,
     }),
@@ -49,8 +54,9 @@ export async function countHeldWorkOf(db: Db, agentIds: readonly string[]): Prom
   for (const row of events) counts.get(row.agentId)!.inboundEvents = row._count;
   for (const row of outbox) {
     const held = counts.get(row.agentId)!;
-    if (row.state === "PLANNED") held.outboxActions = row._count;
-    else held.needsReview = row._count;
+    if (row.state !== "PLANNED") held.needsReview += row._count;
+    else if (row.attempts > 0) held.retrying += row._count;
+    else held.outboxActions += row._count;
   }
   return counts;
 }
@@ -60,6 +66,7 @@ const noneHeld = (): HeldCounts => ({
   occurrencesByTrigger: {},
   inboundEvents: 0,
   outboxActions: 0,
+  retrying: 0,
   needsReview: 0,
 });
 

@@ -39,7 +39,8 @@ export interface ApprovalRunView {
   vars: Record<string, unknown>;
   deadline: string | null;
   reviewers: string[];
-  decision?: { eventId: string; action: string; result: string; by: string | null; at: string };
+  /** The decision that ended the wait, with the packet version it was made on (`version` has moved on since). */
+  decision?: { eventId: string; action: string; result: string; version: number; by: string | null; at: string };
   delivery?: DeliveryView;
   updatedAt: string;
 }
@@ -127,6 +128,7 @@ export async function approvalRunView(db: Db, run: RunRecord, detail = false): P
             eventId: deciding.eventId,
             action: deciding.action,
             result: deciding.result,
+            version: deciding.version,
             by: deciding.actorId ? (names.get(deciding.actorId) ?? (await userName(db, deciding.actorId))) : null,
             at: deciding.at.toISOString(),
           },

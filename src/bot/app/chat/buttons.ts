@@ -1,8 +1,10 @@
+import { agentNameOf } from "../../../policy/ids";
 import { findDeciding } from "../../../store/approvals/decisions";
 import { findChatButton, type StoredButton } from "../../../store/chat/buttons";
 import { type KnownUser, userName } from "../../../store/directory/directory";
 import { type DecidedRun, type DecidingView, type DecisionOutcome, recordDecision } from "../approvals/decide-run";
 import type { HandlerContext } from "../context";
+import { type HoldReason, outboundHeld } from "../control/outbound-held";
 
 /** A click on a stored button: its token, the action the platform says was clicked, the platform's id for it. */
 export interface ButtonClick {
@@ -24,6 +26,8 @@ export interface ButtonDecision {
   outcome: DecisionOutcome<NoteRun> | { result: "unknown_button" };
   /** The packet version the clicked card was for. */
   cardVersion?: number;
+  /** Why an approved action waits instead of going out (the agent is paused, ...); null: it goes out. */
+  held?: HoldReason | null;
 }
 
 /** The caller's button for this action, or null: another tenant's button is as unknown as a made-up one. */
@@ -61,7 +65,10 @@ export async function decideByButton(
   const action = click.action === "run.approve" ? "approve" : "deny";
   const decided = await recordDecision(ctx, { runId, eventId: click.eventId, action, version, digest, actor: user });
   if (decided.result === "not_found") return { outcome: decided, cardVersion: version };
-  return { outcome: { ...decided, run: await noteRun(ctx, user, decided.run) }, cardVersion: version };
+  const { record } = decided.run;
+  const held =
+    decided.result === "approved" ? await outboundHeld(ctx, record.tenantId, agentNameOf(record.agentId)) : null;
+  return { outcome: { ...decided, run: await noteRun(ctx, user, decided.run) }, cardVersion: version, held };
 }
 
 /** A decision this click won is known already; otherwise the one that moved the run is read, with its name. */

@@ -1,4 +1,5 @@
 import { agentScope } from "../../../policy/ids";
+import type { Platform } from "../../../policy/platforms";
 import {
   createChatButtons,
   findChatButton,
@@ -21,18 +22,26 @@ export interface HeldToRelease {
   actions: number;
 }
 
+/** Where a refused attempt to resume was made, as the audit log says it. */
+const attemptedVia = (platform: Platform) => (platform === "web" ? "console Resume" : `${platform} /resume`);
+
 /**
- * A person typing /resume: the preflight, and a refusal goes to the audit log (an API dry run is not an
- * attempt to resume, so it is not written down).
+ * A person typing /resume (or pressing the console's Resume): the preflight, and a refusal goes to the
+ * audit log, naming where it was tried (an API dry run is not an attempt to resume, so it is not written down).
  */
-export async function chatPreflight(ctx: HandlerContext, user: KnownUser, agent: KnownAgent): Promise<PreflightResult> {
+export async function chatPreflight(
+  ctx: HandlerContext,
+  user: KnownUser,
+  agent: KnownAgent,
+  platform: Platform,
+): Promise<PreflightResult> {
   const preflight = await resumePreflight(ctx, { user, agent });
   if (preflight.kind !== "ready") {
     await recordRefusal(ctx.store.db, agentScope(agent.id), {
       action: "resume",
       actorId: user.id,
       outcome: preflight.kind,
-      reason: "chat /resume",
+      reason: attemptedVia(platform),
       holdLevel: preflight.control.holdLevel,
     });
   }

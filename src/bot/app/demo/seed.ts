@@ -30,19 +30,20 @@ export interface DemoSeed {
  * Seeds the offline demo: ops-agent's trigger every 30 s to the built-in demo receiver, one approval waiting
  * for rita, one inbound event. Idempotent: the trigger is upserted, the run and the event are created under
  * fixed ids (a second start finds them and adds nothing). Returns the one line to log: the console URL,
- * a one-time sign-in link for alice, and how to sign in as the others.
+ * a one-time sign-in link for alice, and how to sign in as the others (and whether it seeded).
  */
-export async function seedDemo(ctx: HandlerContext, seed: DemoSeed): Promise<string> {
+export async function seedDemo(ctx: HandlerContext, seed: DemoSeed): Promise<{ seeded: boolean; line: string }> {
   const agent = await findAgent(ctx.store.db, DEMO.tenant, DEMO.agent);
   const receiver = `${seed.baseUrl}${DEMO.receiverPath}`;
   // Holdfast sends only where config says: the example declares the receiver at http://127.0.0.1:${PORT}.
   if (!agent || !destinationContract(agent, receiver)) {
-    return `demo not seeded: the example config declares no destination ${receiver}`;
+    return { seeded: false, line: `demo not seeded: the example config declares no destination ${receiver}` };
   }
   await seedWork(ctx, agent, receiver);
   const alice = await findUserById(ctx.store.db, userId(DEMO.tenant, "alice"));
   const link = alice ? `${seed.baseUrl}${await createSignInPath(ctx, alice)}` : `${seed.baseUrl}/sign-in`;
-  return `demo ready: open the console at ${seed.baseUrl}/ — sign in as alice with ${link} (works once, for 10 minutes); as the others with their demo key at ${seed.baseUrl}/sign-in: ${demoKeys(seed.configFile)}`;
+  const line = `demo ready: open the console at ${seed.baseUrl}/ — sign in as alice with ${link} (works once, for 10 minutes); as the others with their demo key at ${seed.baseUrl}/sign-in: ${demoKeys(seed.configFile)}`;
+  return { seeded: true, line };
 }
 
 async function seedWork(ctx: HandlerContext, agent: KnownAgent, receiver: string): Promise<void> {

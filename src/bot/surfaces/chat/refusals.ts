@@ -34,6 +34,10 @@ const WORKSPACE: Record<Platform, string> = {
   web: "console sign-in",
 };
 
+/** Slack and Discord draw `text` as code; Telegram's plain messages and the console would show the backticks. */
+const typed = (text: string, platform: Platform) =>
+  platform === "slack" || platform === "discord" ? `\`${text}\`` : `“${text}”`;
+
 /** The one place a chat refusal code becomes words. The code stays visible so people can quote it. */
 export function refusalText(refusal: ChatRefusal, platform: Platform): string {
   const agent = refusal.agent ?? "the agent";
@@ -41,7 +45,7 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     unknown_workspace: `Sorry, this ${WORKSPACE[platform]} is not connected to Holdfast, so I can't act here.`,
     unknown_user: `Sorry, I don't know you yet. Ask an admin to add your ${platform} account to the Holdfast directory.`,
     no_agent: "Your team has no agents in Holdfast yet.",
-    ambiguous_agent: `Which agent? Name it first, e.g. \`${refusal.choices?.[0] ?? "agent"} vacation\`. Agents: ${(refusal.choices ?? []).join(", ")}.`,
+    ambiguous_agent: `Which agent? Name it first, e.g. ${typed(`${refusal.choices?.[0] ?? "agent"} vacation`, platform)}. Agents: ${(refusal.choices ?? []).join(", ")}.`,
     creator_hold: "This pause is an admin hold; only an admin can lift it.",
     forbidden: `Only ${agent}'s principal or an admin can resume it.`,
     not_paused: `${agent} is not paused, so there is nothing to resume.`,
@@ -52,8 +56,7 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,
     unreadable_text: "I can't read that: it holds a NUL character. Please type it again.",
     no_console: "The web console is not served by this Holdfast.",
-    invalid_until:
-      "I couldn't read the time after `until`. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.",
+    invalid_until: `I couldn't read the time after ${typed("until", platform)}. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.`,
     until_in_past: "That time is already past; give a time in the future.",
     until_too_far: "That is too far ahead: an automatic resume must fall before the year 10000. Give a nearer time.",
   };

@@ -20,7 +20,7 @@ export function preflightCard(
     lines: [
       `Paused by ${c.setBy} since ${when(c.setAt)} (${c.holdLevel} hold): ${c.reason}`,
       ...heldLines(preflight.held),
-      forecastLine(preflight.forecast),
+      forecastLine(preflight.forecast, preflight.held),
       ...(c.effective.by === "tenant"
         ? [`${c.agent} stays ${TENANT_HOLD_WORDS} until an admin resumes the tenant.`]
         : []),

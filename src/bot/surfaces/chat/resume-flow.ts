@@ -28,7 +28,7 @@ export async function startResume(
   agent: KnownAgent,
   via: ChatTransport,
 ): Promise<{ card: Card } | { refusal: ChatRefusal }> {
-  const preflight = await chatPreflight(ctx, user, agent);
+  const preflight = await chatPreflight(ctx, user, agent, via.platform);
   if (preflight.kind !== "ready") return { refusal: { code: preflight.kind, agent: agent.name } };
   const credentials = await via.checkCredentials().catch((error: Error) => ({ ok: false, detail: error.message }));
   const tokens = newResumeTokens();

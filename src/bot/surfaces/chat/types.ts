@@ -2,6 +2,8 @@
 // everything with a rule in it works on these types only.
 
 export type { Platform } from "../../../policy/platforms";
+/** Every renderer shows invisible characters the same way (adapters reach policy through this seam only). */
+export { visibleText } from "../../../policy/visible-text";
 
 import type { Platform } from "../../../policy/platforms";
 

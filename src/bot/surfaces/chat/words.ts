@@ -44,6 +44,7 @@ export function heldLines(held: HeldCounts): string[] {
     `Held trigger occurrences: ${held.occurrences}${perTrigger.length ? ` (${perTrigger.join(", ")})` : ""}`,
     `Held inbound events: ${held.inboundEvents}`,
     `Held outbound actions: ${held.outboxActions}`,
+    ...(held.retrying ? [`Outbound actions retrying after a failed attempt: ${held.retrying}`] : []),
     `Items needing review: ${held.needsReview}`,
   ];
 }
@@ -69,9 +70,17 @@ function stateLines(status: AgentStatus): string[] {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** What a resume will do with the held trigger occurrences, by their misfire policies. */
-export const forecastLine = (f: ReleaseForecast): string =>
-  `On resume: will send ${f.send} (${plural(f.coalesced, "coalesced delivery", "coalesced deliveries")}), skip ${f.skip}`;
+/**
+ * What a resume will send: the trigger deliveries its misfire policies make of the held occurrences, and the
+ * held inbound events and outbound actions, each once; and the occurrences it skips.
+ */
+export function forecastLine(f: ReleaseForecast, held: Pick<HeldCounts, "inboundEvents" | "outboxActions">): string {
+  const total = f.send + held.inboundEvents + held.outboxActions;
+  const triggers = `${plural(f.send, "trigger delivery", "trigger deliveries")} (${f.coalesced} coalesced)`;
+  const parts = [triggers, plural(held.inboundEvents, "inbound event", "inbound events")];
+  parts.push(plural(held.outboxActions, "outbound action", "outbound actions"));
+  return `On resume: will send ${total}: ${parts.join(", ")}; skip ${f.skip}`;
+}
 
 /** Everything a release let go, by kind (the card after Confirm and the release log say the same). */
 export const releasedWords = (c: { occurrences: number; events: number; actions: number }): string =>

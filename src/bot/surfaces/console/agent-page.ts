@@ -1,3 +1,4 @@
+import { durationWords } from "../../../policy/duration";
 import type { HandlerContext } from "../../app/context";
 import { agentStatus } from "../../app/control/status";
 import { agentTriggers, type TriggerView } from "../../app/held/triggers";
@@ -22,7 +23,7 @@ const auditDetail = (detail: AuditEntry["detail"]): string => {
 };
 
 const cadence = (t: TriggerView) =>
-  t.every !== null ? `every ${t.every / 1000} s` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
+  t.every !== null ? `every ${durationWords(t.every)}` : `cron ${t.cron}${t.tz ? ` (${t.tz})` : ""}`;
 
 /** An agent's page: its state in chat's words, the held work, its triggers, the chat box. */
 export async function agentPage(
@@ -38,6 +39,8 @@ export async function agentPage(
     listAudit(ctx, user, { agent: agent.name, limit: AUDIT_SHOWN }).then(itemsOf),
   ]);
   const byTrigger = status.held.occurrencesByTrigger;
+  // Right after a resume its release is still marking the rows it let go: they are on their way, not held.
+  const badge = status.control.effective.state === "RUNNING" ? "releasing" : "held";
   const rows: TriggerRow[] = triggers.map((t) => {
     const held = byTrigger[t.key] ?? 0;
     return {
@@ -47,7 +50,7 @@ export async function agentPage(
       misfire: t.misfire,
       nextDue: whenToSecond(t.nextDueAt),
       lastDue: whenToSecond(t.lastDueAt),
-      held: held ? `held ×${held}` : "",
+      held: held ? `${badge} ×${held}` : "",
     };
   });
   const held = heldLines(status.held);

@@ -7,6 +7,7 @@ import { type RunAsRead, readRun } from "../../app/approvals/read-run";
 import { storedRunId } from "../../app/approvals/run-ids";
 import type { ApprovalRunView } from "../../app/approvals/run-view";
 import type { HandlerContext } from "../../app/context";
+import { outboundHeld } from "../../app/control/outbound-held";
 import { listRuns } from "../../app/lists/operator-lists";
 import type { KnownUser } from "../../app/records";
 import { outcomeFooter, timeLeft } from "../chat/approval-card";
@@ -32,7 +33,7 @@ const DecideForm = z.object({
  * The packet pretty-printed, its `evidence` shown apart; both null for a reader who does not see packets (the
  * same rule as `GET /v1/runs/:id`, in the same use case).
  */
-function packetParts(read: RunAsRead): { packet: string | null; evidence: string | null } {
+export function packetParts(read: RunAsRead): { packet: string | null; evidence: string | null } {
   if (!("packet" in read)) return { packet: null, evidence: null };
   const packet = read.packet;
   if (packet && typeof packet === "object" && !Array.isArray(packet) && "evidence" in packet) {
@@ -62,7 +63,8 @@ function approvalDetail(ctx: HandlerContext, user: KnownUser, csrf: string, read
     operation: run.operation,
     destination: run.destination,
     state: run.state,
-    version: run.version,
+    // A settled run shows the version it was decided on; the run's own counter has moved past it.
+    version: shows && view.decision ? view.decision.version : run.version,
     digest: run.digest,
     deadline: when(run.deadline),
     timeLeft: open && run.deadline ? timeLeft(run.deadline, now) : "",
@@ -114,7 +116,9 @@ export function registerApprovalRoutes(scope: FastifyInstance, ctx: HandlerConte
       actor: session.user,
     });
     if (outcome.result === "not_found") return show(request, reply, [refused(decisionNoteText({ outcome }))]);
-    const note = decisionNoteText({ outcome, cardVersion: form.version });
+    const held =
+      outcome.result === "approved" ? await outboundHeld(ctx, session.user.tenantId, outcome.run.agent) : null;
+    const note = decisionNoteText({ outcome, cardVersion: form.version, held });
     const took = outcome.result === "approved" || outcome.result === "denied";
     return show(request, reply, [took ? ok(note) : refused(note)]);
   });

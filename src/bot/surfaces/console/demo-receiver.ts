@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { isSignedWith } from "../../../policy/webhook-verify";
 import type { HandlerContext } from "../../app/context";
 import { DEMO } from "../../app/demo/seed";
 import { whenToSecond } from "../chat/words";
@@ -24,47 +25,93 @@ function summarise(body: Record<string, unknown>, key: string | undefined): stri
   return key ? `${kind} · ${key}` : kind;
 }
 
+/** What the demo's receiver needs: the key the demo's agent signs with, known only to this demo's processes. */
+export interface DemoReceiverOptions {
+  key: Buffer;
+}
+
+export interface DemoReceiver {
+  /** What arrived, newest first. */
+  received(): Received[];
+  /** Called once the demo is seeded: until then, and on any other config, the receiver is not there (404). */
+  open(): void;
+}
+
+const header = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
+
 /**
  * The offline demo's stand-in for the agent and its destinations (`/demo/receiver`, declared in
- * holdfast.example.yaml like every address Holdfast sends to). It answers 200 to every delivery, keeps the
+ * holdfast.example.yaml like every address Holdfast sends to). It takes only what this demo's Holdfast sent:
+ * a delivery signed with the demo's own key (Standard Webhooks, as every delivery of a signed agent), else
+ * 401; so no page and no other program can write into a console chat through it. It answers 200, keeps the
  * last 50 in memory and shows them; a message from the console's chat box gets a short reply, as an agent
  * would send one through `POST /v1/agents/:agent/messages`.
  */
-export function registerDemoReceiver(app: FastifyInstance, ctx: HandlerContext): { received: () => Received[] } {
+export function registerDemoReceiver(app: FastifyInstance, ctx: HandlerContext, options: DemoReceiverOptions) {
   const received: Received[] = [];
   const replies = webPublisher(ctx);
+  let seeded = false;
 
-  app.post(DEMO.receiverPath, async (request, reply) => {
-    const body = (request.body && typeof request.body === "object" ? request.body : {}) as Record<string, unknown>;
-    const key = request.headers["idempotency-key"];
-    received.unshift({
-      at: ctx.now(),
-      summary: summarise(body, typeof key === "string" ? key : undefined),
-      body: JSON.stringify(body, null, 2),
+  app.register(async (scope) => {
+    // The signature covers the exact bytes sent, so the body stays text until it is verified.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+    scope.post(DEMO.receiverPath, async (request, reply) => {
+      if (!seeded) return reply.status(404).send({ error: "not_found", message: "no demo runs here" });
+      const text = typeof request.body === "string" ? request.body : "";
+      const signature = {
+        id: header(request.headers["webhook-id"]),
+        timestamp: header(request.headers["webhook-timestamp"]),
+        signature: header(request.headers["webhook-signature"]),
+      };
+      if (!isSignedWith(options.key, signature, text, Math.floor(ctx.now().getTime() / 1000))) {
+        return reply.status(401).send({ error: "unauthorized", message: "not signed by this demo's Holdfast" });
+      }
+      const body = parsedObject(text);
+      const key = header(request.headers["idempotency-key"]);
+      received.unshift({ at: ctx.now(), summary: summarise(body, key), body: JSON.stringify(body, null, 2) });
+      received.splice(KEEP);
+      ctx.log.debug({ demo: "receiver", key }, "demo receiver got a delivery");
+      if (body.type === "chat.message" && body.platform === "web" && typeof body.channel === "string") {
+        const said = `Demo ${body.agent ?? "agent"} here: I got “${String(body.text).slice(0, 200)}”. Conversation reaches me even while I am paused; my outbound work waits.`;
+        await replies.say(body.channel, said);
+      }
+      return reply.status(200).send({ ok: true });
     });
-    received.splice(KEEP);
-    ctx.log.debug({ demo: "receiver", key }, "demo receiver got a delivery");
-    if (body.type === "chat.message" && body.platform === "web" && typeof body.channel === "string") {
-      const text = `Demo ${body.agent ?? "agent"} here: I got “${String(body.text).slice(0, 200)}”. Conversation reaches me even while I am paused; my outbound work waits.`;
-      await replies.say(body.channel, text);
-    }
-    return reply.status(200).send({ ok: true });
-  });
 
-  app.get(DEMO.receiverPath, async (_request, reply) => {
-    const frame = {
-      title: "Demo receiver",
-      section: "demo" as const,
-      path: DEMO.receiverPath,
-      user: null,
-      csrf: "",
-      notes: [],
-    };
-    const page = { received: received.map((r) => ({ at: whenToSecond(r.at), summary: r.summary, body: r.body })) };
-    return reply
-      .type("text/html; charset=utf-8")
-      .header("cache-control", "no-store")
-      .send(renderPage("demo-receiver", frame, page));
+    scope.get(DEMO.receiverPath, async (_request, reply) => {
+      if (!seeded) return reply.status(404).send({ error: "not_found", message: "no demo runs here" });
+      const frame = {
+        title: "Demo receiver",
+        section: "demo" as const,
+        path: DEMO.receiverPath,
+        user: null,
+        csrf: "",
+        notes: [],
+      };
+      const page = { received: received.map((r) => ({ at: whenToSecond(r.at), summary: r.summary, body: r.body })) };
+      return reply
+        .type("text/html; charset=utf-8")
+        .header("cache-control", "no-store")
+        .send(renderPage("demo-receiver", frame, page));
+    });
   });
-  return { received: () => [...received] };
+  const receiver: DemoReceiver = {
+    received: () => [...received],
+    open: () => {
+      seeded = true;
+    },
+  };
+  return receiver;
+}
+
+/** A signed body is Holdfast's own JSON; anything else is shown as its text. */
+function parsedObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  } catch {
+    return { text };
+  }
 }

@@ -27,6 +27,7 @@ function agentRow(agent: AgentListItem): AgentRow {
       { label: "occurrences", count: held.occurrences },
       { label: "inbound events", count: held.inboundEvents },
       { label: "outbound actions", count: held.outboxActions },
+      ...(held.retrying ? [{ label: "retrying", count: held.retrying }] : []),
       { label: "needs review", count: held.needsReview },
     ],
   };

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Eta } from "eta";
+import { visibleText } from "../../../policy/visible-text";
 import type {
   AgentPage,
   ApprovalsPage,
@@ -17,8 +18,13 @@ import type {
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TEMPLATES = path.join(HERE, "templates");
 
-/** Eta escapes every `<%= %>` (autoEscape); nothing in the templates prints raw text but the layout's body. */
+/**
+ * Eta escapes every `<%= %>` (autoEscape); nothing in the templates prints raw text but the layout's body.
+ * Invisible characters are shown first, as on every chat platform's card.
+ */
 const eta = new Eta({ views: TEMPLATES, autoEscape: true, cache: true });
+const escapeHtml = eta.config.escapeFunction;
+eta.configure({ escapeFunction: (value: unknown) => escapeHtml(visibleText(String(value))) });
 
 interface Pages {
   overview: OverviewPage;
@@ -40,6 +46,7 @@ export function renderPage<P extends PageName>(name: P, frame: Frame, page: Page
 const ASSETS: Record<string, string> = {
   "console.css": "text/css; charset=utf-8",
   "console.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 /** The console's stylesheet and script, or null for any other name. */

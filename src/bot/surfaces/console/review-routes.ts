@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { attemptResultOf } from "../../../policy/delivery-class";
 import { runName } from "../../../policy/ids";
 import type { HandlerContext } from "../../app/context";
 import { reconcileOutbox } from "../../app/outbox/reconcile-outbox";
 import { type ReviewQueueItem, reviewQueue } from "../../app/outbox/review-queue";
 import { RECONCILE_REFUSALS, RESOLUTION_WORDS, when } from "../chat/words";
+import { packetParts } from "./approval-routes";
 import { formOf } from "./form";
 import { ok, refused, sendPage } from "./pages";
 import type { Note, ReviewItem } from "./views";
@@ -18,10 +20,12 @@ const ReconcileForm = z.object({
 const RESOLUTIONS = ["delivered", "retry", "abandon"] as const;
 
 /** One NEEDS_REVIEW item's three facts: what was intended, what is known, what each resolution does next. */
-function reviewItem({ item, agent, approved, delivery: view, canReconcile }: ReviewQueueItem): ReviewItem {
+function reviewItem({ item, agent, approved, delivery: view, canReconcile, run }: ReviewQueueItem): ReviewItem {
   return {
     key: item.id,
     agent,
+    // The approved packet, as the Approvals page and the API show it: to those who see packets only.
+    packet: run ? packetParts(run) : null,
     intended: {
       digest: item.digest ?? "none (not an approved packet)",
       run: item.runId ? runName(item.tenantId, item.runId) : "none",
@@ -31,7 +35,7 @@ function reviewItem({ item, agent, approved, delivery: view, canReconcile }: Rev
     },
     known: {
       lastAttemptAt: when(view.lastAttemptAt),
-      lastResult: view.lastResult ?? "none recorded",
+      lastResult: view.lastResult ? attemptResultOf(view.lastResult) : "none recorded",
       destination: item.destination,
       actionKey: item.id,
       attempts: item.attempts,

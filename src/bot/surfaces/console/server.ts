@@ -19,8 +19,12 @@ declare module "fastify" {
   }
 }
 
-/** The routes that answer without a session. */
-const OPEN = new Set(["/sign-in", "/sign-in/:token", "/console/:asset"]);
+/** The routes that answer without a session (an unknown page says so to anyone). */
+const OPEN = new Set(["/sign-in", "/sign-in/:token", "/console/:asset", "/*", "/favicon.ico"]);
+
+/** A browser asking for a page (not the API, not a script or an image). */
+const wantsPage = (request: FastifyRequest) =>
+  !request.url.startsWith("/v1/") && String(request.headers.accept ?? "").includes("text/html");
 
 /**
  * The web console, a surface (design.md section 2). Pages are drawn from templates/ (render.ts); every action
@@ -45,6 +49,13 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
       const asset = consoleAsset((request.params as { asset: string }).asset);
       if (!asset) return sendError(reply, null, 404, "No such file.");
       return reply.type(asset.type).header("cache-control", "no-cache").send(asset.body);
+    });
+    // Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says (an old tab, a bookmark).
+    scope.get("/favicon.ico", async (_request, reply) => reply.redirect("/console/favicon.svg", 301));
+    // Routes of their own take precedence: this answers only an address nothing else serves.
+    scope.get("/*", async (request, reply) => {
+      if (!wantsPage(request)) return reply.callNotFound();
+      return sendError(reply, request.consoleSession, 404, "There is no such page in the console.");
     });
     registerAuthRoutes(scope, options);
     registerOverviewRoute(scope, ctx);

@@ -145,6 +145,8 @@ export interface ApprovalsPage {
 export interface ReviewItem {
   key: string;
   agent: string;
+  /** The approved run's packet and evidence (null: hidden from this reader); null itself: no approved run. */
+  packet: { packet: string | null; evidence: string | null } | null;
   intended: { digest: string; run: string; approvedBy: string };
   known: { lastAttemptAt: string; lastResult: string; destination: string; actionKey: string; attempts: number };
   next: Array<{ resolution: string; label: string; words: string }>;
