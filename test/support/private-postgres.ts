@@ -8,7 +8,15 @@ import { migrateDatabase } from "../../src/store/connection/migrate";
 import { freePort } from "./bot-process";
 
 const run = promisify(execFile);
-const BIN = "/usr/lib/postgresql/15/bin";
+const ROOT = "/usr/lib/postgresql";
+/** The newest installed server's binaries (Debian puts each major version under its own directory). */
+const BIN = path.join(
+  ROOT,
+  (fs.existsSync(ROOT) ? fs.readdirSync(ROOT) : [])
+    .filter((v) => fs.existsSync(path.join(ROOT, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a))[0] ?? "15",
+  "bin",
+);
 /** As root, the server runs as the `postgres` user (it refuses root); otherwise as whoever runs the tests. */
 const asServer = (command: string, args: string[]) =>
   process.getuid?.() === 0 ? run("runuser", ["-u", "postgres", "--", command, ...args]) : run(command, args);

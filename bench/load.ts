@@ -1,0 +1,236 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { stringify } from "yaml";
+import { openStore } from "../src/store/connection/client";
+import { blockActionsBody, postSigned, slackArgs, startSlackFake } from "../test/fakes/slack-fake";
+import { type BotProcess, isServing, spawnBot } from "../test/support/bot-process";
+import { api, sleep } from "../test/support/deployment";
+import { startPrivateRedis } from "../test/support/redis-server";
+import { freshPostgres } from "./postgres";
+import { startCountingReceiver } from "./receiver";
+
+/**
+ * `npm run bench:load` (issue 23): bot processes on one PostgreSQL and one Redis; a tenant of LOAD_AGENTS agents
+ * with one `all` trigger each, paused until LOAD_DUE due times are held, then resumed; while that release runs,
+ * LOAD_CLICKS signed Slack approval clicks arrive, spread over the processes. Prints the release's time and
+ * rate, the click-to-ack p99, each process's peak RSS and the database's size, and checks that every held due
+ * time and every approved action reached the receiver exactly once. Nothing here asserts a timing.
+ */
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const AGENTS = num("LOAD_AGENTS", 10_000);
+const DUE = num("LOAD_DUE", 100_000);
+const CLICKS = num("LOAD_CLICKS", 1_000);
+const PROCESSES = num("LOAD_PROCESSES", 3);
+/** Each trigger's interval: AGENTS / EVERY due times a second come due while paused. */
+const EVERY_MS = num("LOAD_EVERY_MS", 10_000);
+const CLICKS_AT_ONCE = 20;
+const SECRET = "load-slack-signing-secret";
+const TEAM = "T0LOAD";
+const ADA = "load-admin-key-0001";
+const agentName = (i: number) => `a${i}`;
+const agentKey = (i: number) => `load-agent-key-${String(i).padStart(6, "0")}`;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/** Runs `task` over `items`, `width` at a time. */
+async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}
+
+function writeDirectory(dir: string, tickUrl: string, actUrl: string): string {
+  const agents: Record<string, unknown> = {};
+  for (let i = 0; i < AGENTS; i++)
+    agents[agentName(i)] = {
+      principal: "ada",
+      reviewers: ["rita"],
+      webhook: `${tickUrl}/agent`,
+      agentKey: agentKey(i),
+      signingSecret: `whsec_${Buffer.from(`load-webhook-secret-${String(i).padStart(8, "0")}`).toString("base64")}`,
+      destinations: { [tickUrl]: "key-retained 24h", [actUrl]: "key-retained 24h" },
+    };
+  const config = {
+    tenants: {
+      acme: {
+        slack: { teamId: TEAM },
+        admins: ["ada"],
+        users: { ada: { apiKey: ADA, slack: "U0ADA" }, rita: { apiKey: "load-reviewer-key-0002", slack: "U0RITA" } },
+        agents,
+      },
+    },
+  };
+  const file = path.join(dir, "holdfast.yaml");
+  fs.writeFileSync(file, stringify(config));
+  return file;
+}
+
+/** Peak resident set of a process (VmHWM), in MB. */
+const peakRssMb = (pid: number) => {
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
+  return Number(line?.replace(/\D/g, "") ?? 0) / 1024;
+};
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
+const database = await freshPostgres();
+const redis = await startPrivateRedis();
+const receiver = await startCountingReceiver();
+const slack = await startSlackFake({ teamId: TEAM });
+const store = openStore(database.url);
+const bots: BotProcess[] = [];
+try {
+  const tickUrl = `${receiver.url}/t`;
+  const actUrl = `${receiver.url}/act`;
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    HOLDFAST_CONFIG: writeDirectory(dir, tickUrl, actUrl),
+    HOLDFAST_QUEUE_PREFIX: "{hf-load}",
+    SLACK_BOT_TOKEN: "xoxb-load",
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    LOG_LEVEL: "info",
+  };
+  // One process applies the migrations and the directory first; the others find them done.
+  bots.push(await spawnBot(env));
+  await bots[0]!.waitForLog(isServing, 300_000);
+  for (let p = 1; p < PROCESSES; p++) bots.push(await spawnBot(env));
+  await Promise.all(bots.slice(1).map((b) => b.waitForLog(isServing, 300_000)));
+  console.log(`load: ${PROCESSES} processes, ${AGENTS} agents, ${DUE} due times, ${CLICKS} clicks`);
+
+  await api(bots[0]!, ADA, "POST", "/v1/tenant/pause", { reason: "load" });
+  const setupStart = Date.now();
+  await inParallel(
+    Array.from({ length: AGENTS }, (_, i) => i),
+    8,
+    async (i) => {
+      await api(bots[i % PROCESSES]!, ADA, "POST", `/v1/agents/${agentName(i)}/triggers`, {
+        key: "tick",
+        every: EVERY_MS,
+        misfire: "all",
+        destination: tickUrl,
+      });
+    },
+  );
+  const runs: Array<{ id: string }> = [];
+  await inParallel(
+    Array.from({ length: CLICKS }, (_, i) => i),
+    8,
+    async (i) => {
+      const agent = i % AGENTS;
+      runs.push(
+        (await api(bots[i % PROCESSES]!, agentKey(agent), "POST", "/v1/runs", {
+          agent: agentName(agent),
+          operation: "pay",
+          destination: actUrl,
+          packet: { amount: i },
+          reviewers: ["rita"],
+          deadline: new Date(Date.now() + 3_600_000).toISOString(),
+        })) as { id: string },
+      );
+    },
+  );
+  console.log(`  set up ${AGENTS} triggers and ${CLICKS} runs in ${((Date.now() - setupStart) / 1000).toFixed(1)} s`);
+
+  const approveValues = () =>
+    slack.callsTo("chat.postMessage").flatMap((call) => {
+      const blocks = JSON.parse(String(slackArgs(call).blocks ?? "[]")) as Array<{
+        elements?: Array<{ action_id?: string; value?: string }>;
+      }>;
+      return blocks.flatMap((b) => b.elements ?? []).filter((e) => e.action_id === "run.approve");
+    });
+  // A card can be slow to post under load: wait for the due times, then for the cards to stop coming.
+  let cards = -1;
+  for (;;) {
+    const held = await store.db.occurrence.count({ where: { state: "HELD" } });
+    const now = approveValues().length;
+    if (held >= DUE && (now >= CLICKS || now === cards)) break;
+    cards = held >= DUE ? now : -1;
+    console.log(`  held ${held} of ${DUE}, cards ${now} of ${CLICKS}`);
+    await sleep(5_000);
+  }
+  const heldAtResume = await store.db.occurrence.count({ where: { state: "HELD" } });
+  console.log(`\n  ${heldAtResume} due times held; resuming`);
+
+  const resumed = Date.now();
+  await api(bots[1 % PROCESSES]!, ADA, "POST", "/v1/tenant/resume", {});
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const clicking = inParallel(
+    approveValues().map((e, k) => ({ value: e.value!, k })),
+    CLICKS_AT_ONCE,
+    async ({ value, k }) => {
+      const body = blockActionsBody({
+        action_id: "run.approve",
+        value,
+        user: { id: "U0RITA", team_id: TEAM },
+        team: { id: TEAM },
+        message: { ts: `1700000000.${String(k).padStart(6, "0")}`, channel: "DU0RITA" },
+        response_url: slack.responseUrl(`load-${k}`),
+      });
+      const t = performance.now();
+      const ack = await postSigned(`${bots[k % PROCESSES]!.url}/slack/events`, body, SECRET);
+      await ack.text();
+      latencies.push(performance.now() - t);
+      statuses.set(ack.status, (statuses.get(ack.status) ?? 0) + 1);
+    },
+  );
+  for (;;) {
+    const open = await store.db.release.count({ where: { state: { not: "DONE" } } });
+    if (open === 0) break;
+    await sleep(250);
+  }
+  const releaseMs = Date.now() - resumed;
+  await clicking;
+  for (let i = 0; i < AGENTS; i++)
+    await api(bots[i % PROCESSES]!, ADA, "DELETE", `/v1/agents/${agentName(i)}/triggers/tick`);
+  for (;;) {
+    const open = await store.db.outboxItem.count({ where: { state: { in: ["PLANNED", "DISPATCHED"] } } });
+    if (open === 0) break;
+    await sleep(500);
+  }
+  await sleep(1_000);
+
+  const applied = await receiver.applied();
+  const items = await store.db.outboxItem.findMany({ select: { id: true, kind: true, state: true } });
+  const known = new Set(items.map((i) => i.id));
+  const lost = items.filter((i) => (applied.get(i.id) ?? 0) === 0).length;
+  const doubled = items.filter((i) => (applied.get(i.id) ?? 0) > 1).length;
+  const strangers = [...applied.keys()].filter((k) => !known.has(k)).length;
+  const stillHeld = await store.db.occurrence.count({ where: { state: "HELD" } });
+  const approved = await store.db.run.count({ where: { state: "approved" } });
+  const actions = items.filter((i) => i.kind === "action").length;
+  latencies.sort((a, b) => a - b);
+  const size = (await store.db.$queryRawUnsafe(
+    "SELECT pg_database_size(current_database())::bigint AS bytes",
+  )) as Array<{ bytes: bigint }>;
+
+  console.log(
+    `  release of ${heldAtResume} held due times: ${(releaseMs / 1000).toFixed(1)} s, ${(heldAtResume / (releaseMs / 1000)).toFixed(0)}/s (to every release DONE)`,
+  );
+  console.log(
+    `  clicks: ${latencies.length}, acks ${JSON.stringify(Object.fromEntries(statuses))}, click-to-ack p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms; ${approved} runs approved, ${actions} actions`,
+  );
+  console.log(`  peak RSS per process (MB): ${bots.map((b) => peakRssMb(b.child.pid!).toFixed(0)).join(", ")}`);
+  console.log(`  database size: ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MB`);
+  console.log(
+    `  ${items.length} deliveries: lost ${lost}, doubled ${doubled}, received without an item ${strangers}, still HELD ${stillHeld}`,
+  );
+  if (lost || doubled || strangers || stillHeld || approved !== CLICKS || actions !== CLICKS) process.exitCode = 1;
+} finally {
+  for (const bot of bots) bot.child.kill("SIGKILL");
+  await Promise.all(bots.map((b) => b.exited));
+  await store.close();
+  await slack.close();
+  await receiver.close();
+  await redis.stop();
+  await database.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+process.exit();
