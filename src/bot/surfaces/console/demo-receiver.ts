@@ -24,9 +24,15 @@ function summarise(body: Record<string, unknown>, key: string | undefined): stri
   return key ? `${kind} · ${key}` : kind;
 }
 
+function readinessAnswer(body: Record<string, unknown>) {
+  const last = body.lastCheckpoint as { name?: unknown } | null | undefined;
+  return { ready: true, checkpoint: typeof last?.name === "string" ? last.name : null };
+}
+
 /**
  * The offline demo's stand-in for the agent and its destinations (`/demo/receiver`, declared in
- * holdfast.example.yaml like every address Holdfast sends to). It answers 200 to every delivery, keeps the
+ * holdfast.example.yaml like every address Holdfast sends to). It answers 200 to every delivery (and the
+ * resume's readiness call with the checkpoint Holdfast recorded), keeps the
  * last 50 in memory and shows them; a message from the console's chat box gets a short reply, as an agent
  * would send one through `POST /v1/agents/:agent/messages`.
  */
@@ -44,6 +50,8 @@ export function registerDemoReceiver(app: FastifyInstance, ctx: HandlerContext):
     });
     received.splice(KEEP);
     ctx.log.debug({ demo: "receiver", key }, "demo receiver got a delivery");
+    // The demo's agent keeps no state of its own: it stands where Holdfast recorded it, so it confirms that.
+    if (body.type === "holdfast.readiness") return reply.status(200).send(readinessAnswer(body));
     if (body.type === "chat.message" && body.platform === "web" && typeof body.channel === "string") {
       const text = `Demo ${body.agent ?? "agent"} here: I got “${String(body.text).slice(0, 200)}”. Conversation reaches me even while I am paused; my outbound work waits.`;
       await replies.say(body.channel, text);
