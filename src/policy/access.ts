@@ -1,5 +1,5 @@
 import type { ControlRecord } from "./control";
-import type { Standing } from "./roles";
+import type { Role, Standing } from "./roles";
 
 // Who may see and do what (design.md section 3), one function per rule. Every surface and use case asks these,
 // so the console, chat and the API cannot drift apart. Roles themselves are ranked in roles.ts.
@@ -65,3 +65,6 @@ export const mayCancelPreflight = (user: { id: string; isAdmin: boolean }, reque
  */
 export const schedulerMayResume = (control: Pick<ControlRecord, "state" | "until"> | null, scheduledUntil: Date) =>
   !!control && control.state !== "RUNNING" && control.until?.getTime() === scheduledUntil.getTime();
+
+/** "Resume anyway" past a failing resume check: the agent's principal or an admin, who may resume it at all. */
+export const mayOverrideChecklist = (role: Role): boolean => role === "principal" || role === "admin";

@@ -18,6 +18,8 @@ export interface AgentSettings {
   escalationChannel: Partial<Record<"slack" | "discord" | "telegram", string>>;
   /** Its quotas (the tenant's and its own `limits:`, resolved at load). */
   limits: AgentLimits;
+  /** Its long-lived key only mints short-lived tokens (POST /v1/tokens); everything else takes a token. */
+  tokensOnly: boolean;
 }
 
 export interface AgentLimits {
@@ -48,6 +50,7 @@ const Stored = z.object({
   escalation: Escalation,
   escalationChannel: Channels,
   limits: z.object({ maxTriggers: z.number(), minIntervalMs: z.number() }).default(DEFAULT_LIMITS),
+  tokensOnly: z.boolean().default(false),
 });
 
 /** The settings as stored (written by the directory sync from validated config); absent fields default. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { syncDirectory } from "../../src/store/directory/directory";
+import { exampleDirectory } from "../support/agent-stand-in";
 import { asAgent, createWaitingRun } from "../support/approvals";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
@@ -11,7 +11,7 @@ const DEADLINE = comingDay(12);
 
 /** The example directory plus two more agents of acme, so the agents list has pages. */
 async function moreAgents(h: Harness): Promise<void> {
-  const spec = loadDirectoryFile(EXAMPLE_CONFIG);
+  const spec = await exampleDirectory(EXAMPLE_CONFIG);
   const acme = spec.tenants.find((t) => t.id === "acme")!;
   const ops = acme.agents.find((a) => a.name === "ops-agent")!;
   acme.agents.push(

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseAgent } from "../../src/bot/app/control/pause";
 import { resumeAgent } from "../../src/bot/app/control/resume";
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { agentId, agentScope, tenantScope, userId } from "../../src/policy/ids";
 import { NOT_RUNNING, sqlList } from "../../src/policy/states";
 import { isUniqueViolation } from "../../src/store/connection/prisma-errors";
@@ -9,6 +8,7 @@ import { listAudit, readControl } from "../../src/store/control/change";
 import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
 import { countHeldWork, countHeldWorkOf } from "../../src/store/held/counts";
 import { planDelivery } from "../../src/store/outbox/plan";
+import { exampleDirectory } from "../support/agent-stand-in";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, EXAMPLE_CONFIG, type Harness } from "../support/harness";
 
@@ -29,7 +29,7 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
   it("syncs the directory idempotently and never resets a pause", async () => {
     const { agent, user } = await actors();
     await pauseAgent(h.ctx, { user: await user("alice"), agent, reason: "vacation", until: null });
-    await syncDirectory(h.ctx.store, loadDirectoryFile(EXAMPLE_CONFIG));
+    await syncDirectory(h.ctx.store, await exampleDirectory(EXAMPLE_CONFIG));
     const control = await readControl(h.ctx.store.db, agentScope(agent.id));
     expect(control).toMatchObject({ state: "PAUSED", holdLevel: "principal", reason: "vacation", setBy: "acme:alice" });
     expect(await h.ctx.store.db.agentRole.count({ where: { agentId: agent.id } })).toBe(3);

@@ -1,5 +1,5 @@
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { syncDirectory } from "../../src/store/directory/directory";
+import { exampleDirectory } from "./agent-stand-in";
 import { EXAMPLE_CONFIG, type Harness } from "./harness";
 
 export const AGENT_KEY = "demo-key-acme-ops-agent-0007";
@@ -7,7 +7,7 @@ export const GLOBEX_AGENT_KEY = "demo-key-globex-agent-0002";
 
 /** Re-syncs the example directory with these destinations declared for ops-agent. */
 export async function declareDestinations(h: Harness, destinations: Record<string, string>): Promise<void> {
-  const spec = loadDirectoryFile(EXAMPLE_CONFIG);
+  const spec = await exampleDirectory(EXAMPLE_CONFIG);
   const agent = spec.tenants.find((t) => t.id === "acme")!.agents.find((a) => a.name === "ops-agent")!;
   agent.settings = { ...agent.settings, destinations };
   await syncDirectory(h.ctx.store, spec);

@@ -21,9 +21,13 @@ export interface ConfigHarness {
 }
 
 /** The HTTP API on a fresh database, with a directory given as the object a YAML file would parse to. */
-export async function createConfigHarness(provider: Provider, config: unknown): Promise<ConfigHarness> {
+export async function createConfigHarness(
+  provider: Provider,
+  config: unknown,
+  now: () => Date = () => new Date(),
+): Promise<ConfigHarness> {
   const directory = parseDirectory(config, ".");
   const db = await createTestDatabase(provider);
-  const api = await serveApi(db, directory);
+  const api = await serveApi(db, directory, now);
   return { db, directory, ...api };
 }

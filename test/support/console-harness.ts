@@ -3,7 +3,6 @@ import pino from "pino";
 import type { ConversationEvent } from "../../src/bot/app/chat/conversation";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { createChatRouter } from "../../src/bot/surfaces/chat/router";
 import { registerConsole } from "../../src/bot/surfaces/console/server";
 import { webPublisher } from "../../src/bot/surfaces/console/web-chat";
@@ -11,6 +10,7 @@ import { registerMessageRoutes } from "../../src/bot/surfaces/http/message-route
 import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import type { Provider } from "../../src/store/connection/client";
 import { syncDirectory } from "../../src/store/directory/directory";
+import { exampleDirectory } from "./agent-stand-in";
 import { createTestDatabase, type TestDatabase } from "./databases";
 import { EXAMPLE_CONFIG, KEYS } from "./harness";
 
@@ -96,7 +96,7 @@ export async function createConsoleHarness(
   mount?: (http: FastifyInstance, ctx: HandlerContext) => void,
 ) {
   const db = await createTestDatabase(provider);
-  await syncDirectory(db.store, loadDirectoryFile(EXAMPLE_CONFIG));
+  await syncDirectory(db.store, await exampleDirectory(EXAMPLE_CONFIG));
   const ctx: HandlerContext = { store: db.store, log: pino({ level: "silent" }), now, events: new HoldfastEvents() };
   const http = buildHttpServer({ ctx, health: async () => ({ ok: true, checks: {} }) });
   const posted: ConversationEvent[] = [];

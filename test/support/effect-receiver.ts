@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readinessReply } from "./agent-stand-in";
 
 /** What the receiver does with one request. */
 export type ReceiverBehaviour =
@@ -27,6 +28,12 @@ export interface EffectReceiver {
   calls: ReceivedCall[];
   /** Effects applied, per Idempotency-Key. With `dedupe`, a repeated key is acknowledged but not applied again. */
   applied: Map<string, number>;
+  /**
+   * The resume's readiness calls it was asked, and how it answers them (default: at the recorded checkpoint;
+   * `undefined`: it never answers).
+   */
+  readiness: unknown[];
+  answerReadiness: (asked: { lastCheckpoint?: { name?: unknown } | null }) => unknown;
   /** Decides each request's fate; default: apply and answer 200. */
   behave: (call: ReceivedCall, index: number) => ReceiverBehaviour;
   waitForCalls(count: number, timeoutMs?: number): Promise<void>;
@@ -43,6 +50,8 @@ export async function startEffectReceiver(options: { dedupe?: boolean } = {}): P
     url: "",
     calls: [],
     applied: new Map(),
+    readiness: [],
+    answerReadiness: readinessReply,
     behave: () => ({ kind: "ok" }),
     async waitForCalls(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -66,6 +75,17 @@ export async function startEffectReceiver(options: { dedupe?: boolean } = {}): P
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
+    // The resume's readiness call asks the agent, it is no effect: answered in step with the record, not counted.
+    if (text.includes('"holdfast.readiness"')) {
+      const asked = JSON.parse(text);
+      if (asked.type === "holdfast.readiness") {
+        receiver.readiness.push(asked);
+        const answer = receiver.answerReadiness(asked);
+        if (answer !== undefined)
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+        return;
+      }
+    }
     const call: ReceivedCall = {
       key: String(req.headers["idempotency-key"] ?? ""),
       kind: String(req.headers["x-holdfast-kind"] ?? ""),

@@ -3,10 +3,10 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import type { HandlerContext } from "../../src/bot/app/context";
 import { HoldfastEvents } from "../../src/bot/app/events";
-import { loadDirectoryFile } from "../../src/bot/main/config/directory-file";
 import { buildHttpServer } from "../../src/bot/surfaces/http/server";
 import type { Provider } from "../../src/store/connection/client";
 import { type DirectorySpec, syncDirectory } from "../../src/store/directory/directory";
+import { exampleDirectory } from "./agent-stand-in";
 import { createTestDatabase, type TestDatabase } from "./databases";
 
 export const EXAMPLE_CONFIG = path.resolve("holdfast.example.yaml");
@@ -64,7 +64,7 @@ export async function serveApi(db: TestDatabase, directory: DirectorySpec, now: 
 
 export async function createHarness(provider: Provider, now: () => Date = () => new Date()): Promise<Harness> {
   const db = await createTestDatabase(provider);
-  const api = await serveApi(db, loadDirectoryFile(EXAMPLE_CONFIG), now);
+  const api = await serveApi(db, await exampleDirectory(EXAMPLE_CONFIG), now);
   return {
     db,
     ctx: api.ctx,

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Faults } from "../../policy/faults";
 import type { MetricsSink } from "../../policy/metrics-sink";
 import type { Store } from "../../store/connection/client";
+import type { AgentPost } from "./agent-webhook";
 import type { HoldfastEvents } from "./events";
 
 /** What every handler receives: injected services and the clock. Handlers do no other I/O. */
@@ -18,4 +19,6 @@ export interface HandlerContext {
   drainTimeoutMs?: number;
   /** The process that answers (HOLDFAST_INSTANCE), for a maintenance window of "this process". */
   instance?: string;
+  /** Signed POSTs to an agent's webhook (the resume's readiness call); absent: unsigned, as for an agent with no key. */
+  agentPost?: AgentPost;
 }

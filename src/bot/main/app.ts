@@ -14,6 +14,7 @@ import { migrateDatabase } from "../../store/connection/migrate";
 import { claimDatabaseFile } from "../../store/connection/sqlite-claim";
 import { syncDirectory } from "../../store/directory/directory";
 import { lastMonitorTickAt } from "../../store/escalations/monitor-tick";
+import { agentPoster } from "../app/agent-webhook";
 import { memoryAttemptCounter } from "../app/auth/sign-in-limits";
 import { conversationPoster } from "../app/chat/conversation";
 import type { HandlerContext } from "../app/context";
@@ -138,6 +139,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
       metrics: metrics.sink,
       drainTimeoutMs: env.HOLDFAST_DRAIN_TIMEOUT,
       instance: identity.instance,
+      agentPost: agentPoster(directory.signingKeys),
     };
     metrics.listen(ctx);
     const held = await startWork(ctx, { env, directory, redisUrl: redis.url, cleanups, bootId: identity.bootId });

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { DEPLOYMENT_SCOPE, tenantScope } from "../../policy/ids";
 import { WINDOW_ACTIVE, type WindowScope, type WindowState } from "../../policy/maintenance";
 import type { Db, Tx } from "../connection/client";
+import { revokeAgentTokens } from "../directory/agent-tokens";
 import { openRelease } from "../held/releases";
 
 /** The persisted record of one maintenance window (the issue's shape; `endedAt` once it was let go). */
@@ -64,6 +65,8 @@ export async function openWindow(db: Db, w: NewWindow): Promise<{ record: Mainte
         create: { scope: DEPLOYMENT_SCOPE, tenantId: "*", ...hold },
         update: { ...hold, version: { increment: 1 } },
       });
+      // A deployment-wide hold is a pause of every agent: their tokens end with it (design.md section 12).
+      await revokeAgentTokens(tx, "all", w.now);
     }
     const row = await tx.maintenance.create({
       data: { id: `mw_${crypto.randomUUID().slice(0, 12)}`, ...withoutNow(w), state: "DRAINING", startedAt: w.now },

@@ -1,10 +1,8 @@
-import { Agent, request } from "undici";
 import { agentId } from "../../../policy/ids";
-import { signatureHeaders } from "../../../policy/webhook-signature.mjs";
-import { guardedLookup } from "../../../queue/delivery/guarded-lookup.mjs";
 import type { SigningKeys } from "../../../queue/delivery/http-transport";
 import { rememberChatChannel } from "../../../store/chat/buttons";
 import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
+import { agentPoster } from "../agent-webhook";
 import type { HandlerContext } from "../context";
 
 /** A person's message as the chat surface received it (its ChatMessage has this shape). */
@@ -41,25 +39,13 @@ export type ConversationPoster = (url: string, event: ConversationEvent, idempot
 
 const TIMEOUT_MS = 5_000;
 
-/**
- * Posts over connections whose hostnames go through the address rule, signed with the agent's key when it
- * has one (Standard Webhooks, `webhook-id` = the Idempotency-Key), like every other delivery.
- */
+/** Posts signed like every delivery (agent-webhook.ts). */
 export function conversationPoster(signing: SigningKeys): ConversationPoster {
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup } });
+  const post = agentPoster(signing);
   return async (url, event, idempotencyKey) => {
-    const body = JSON.stringify(event);
-    const key = signing.get(agentId(event.tenant, event.agent));
-    const signed = key ? signatureHeaders(key, idempotencyKey, Math.floor(Date.now() / 1000), body) : {};
-    const response = await request(url, {
-      method: "POST",
-      dispatcher,
-      headers: { "content-type": "application/json", "idempotency-key": idempotencyKey, ...signed },
-      body,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    await response.body.dump();
-    return response.statusCode >= 200 && response.statusCode < 300;
+    const signer = { agentId: agentId(event.tenant, event.agent), webhookId: idempotencyKey };
+    const { status } = await post(url, signer, JSON.stringify(event), TIMEOUT_MS);
+    return status >= 200 && status < 300;
   };
 }
 

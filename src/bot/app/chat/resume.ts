@@ -48,7 +48,7 @@ export async function chatPreflight(
   return preflight;
 }
 
-export const newResumeTokens = () => ({ confirm: newButtonId(), cancel: newButtonId() });
+export const newResumeTokens = () => ({ confirm: newButtonId(), override: newButtonId(), cancel: newButtonId() });
 
 /**
  * Stores Confirm and Cancel for a preflight card. The payload keeps the card as shown (the settled card keeps
@@ -60,7 +60,7 @@ export async function bindResumeCard(
   bound: {
     user: KnownUser;
     agent: KnownAgent;
-    tokens: { confirm: string; cancel: string };
+    tokens: { confirm: string; override: string; cancel: string };
     card: unknown;
     preflight: Extract<PreflightResult, { kind: "ready" }>;
   },
@@ -72,6 +72,8 @@ export async function bindResumeCard(
   const base = { tenantId: user.tenantId, agentId: agent.id, requestedBy: user.id, payload };
   await createChatButtons(ctx.store.db, [
     { ...base, id: tokens.confirm, action: "resume.confirm" },
+    // "Resume anyway" resumes at the same version as Confirm, so one of them at most takes effect.
+    { ...base, id: tokens.override, action: "resume.override" },
     { ...base, id: tokens.cancel, action: "resume.cancel" },
   ]);
 }

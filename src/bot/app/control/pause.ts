@@ -5,6 +5,7 @@ import { decidePause } from "../../../policy/pause";
 import { effectiveRole } from "../../../policy/roles";
 import { changeControl, type NextControl } from "../../../store/control/change";
 import { settleDrainOf } from "../../../store/control/drain";
+import { revokeAgentTokens } from "../../../store/directory/agent-tokens";
 import type { KnownAgent, KnownUser } from "../../../store/directory/directory";
 import { standingOf } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
@@ -29,11 +30,11 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
   const { user, agent } = command;
   const role = effectiveRole(await standingOf(db, user, agent));
   const scope = agentScope(agent.id);
+  const now = ctx.now();
   const changed = await changeControl(
     db,
     scope,
     (current) => {
-      const now = ctx.now();
       const decision = decidePause(
         current,
         { actorId: user.id, role, reason: command.reason, until: command.until },
@@ -51,7 +52,11 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
         },
       };
     },
-    { alongside: tenantScope(agent.tenantId) },
+    {
+      alongside: tenantScope(agent.tenantId),
+      // Every pause ends the agent's outstanding tokens in its own transaction: none outlives it on any process.
+      alsoInTransaction: (tx) => revokeAgentTokens(tx, { agentId: agent.id }, now).then(() => undefined),
+    },
   );
   const outcome = changed.result;
   let control = changed.control;

@@ -2,6 +2,7 @@ import { agentScope, tenantScope } from "../../../policy/ids";
 import { forecastRelease, type ReleaseForecast } from "../../../policy/misfire";
 import type { ResumeRefusal } from "../../../policy/resume";
 import { decideResume } from "../../../policy/resume";
+import type { CheckItem } from "../../../policy/resume-checklist";
 import { effectiveRole, type Role } from "../../../policy/roles";
 import { overdueDueTimes } from "../../../policy/schedule";
 import { readControls } from "../../../store/control/change";
@@ -10,6 +11,7 @@ import { standingOf } from "../../../store/directory/directory";
 import { countHeldWork, type HeldCounts, heldByPolicy } from "../../../store/held/counts";
 import { cadenceOf, listTriggers, type StoredTrigger } from "../../../store/held/triggers";
 import type { HandlerContext } from "../context";
+import { runChecklist } from "./checklist";
 import { type ControlView, controlView } from "./control-view";
 
 export interface PreflightCommand {
@@ -31,7 +33,13 @@ interface PreflightBase {
  * misfire policies make of the held occurrences (deliveries sent, coalesced among them, occurrences skipped).
  */
 export type PreflightResult =
-  | (PreflightBase & { kind: "ready"; held: HeldCounts & { notYetRecorded: number }; forecast: ReleaseForecast })
+  | (PreflightBase & {
+      kind: "ready";
+      held: HeldCounts & { notYetRecorded: number };
+      forecast: ReleaseForecast;
+      /** The resume checklist (design.md section 12): any `fail` stops Confirm unless overridden. */
+      checklist: CheckItem[];
+    })
   | (PreflightBase & { kind: ResumeRefusal });
 
 /**
@@ -57,8 +65,17 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   // The triggers (their last recorded due time) before the held rows: a tick that commits in between then
   // shows its rows in both reads, never in neither (the count errs high for a moment, never low).
   const triggers = await listTriggers(db, agent.id);
-  const [held, byPolicy] = await Promise.all([countHeldWork(db, agent.id), heldByPolicy(db, agent.id)]);
-  return { ...base, kind: "ready", ...withOverdue(held, byPolicy, triggers, ctx.now()) };
+  const [held, byPolicy, checklist] = await Promise.all([
+    countHeldWork(db, agent.id),
+    heldByPolicy(db, agent.id),
+    runChecklist(ctx, { agent, control: current, resumer: base.resumer }),
+  ]);
+  return {
+    ...base,
+    kind: "ready",
+    ...withOverdue(held, byPolicy, triggers, ctx.now()),
+    checklist: checklist.items,
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { ResumeActor, ResumeRefusal } from "../../../policy/resume";
 import { decideResume } from "../../../policy/resume";
+import type { HeldAction } from "../../../policy/resume-checklist";
 import type { AuditEntry, StoredControl } from "../../../store/control/change";
 import { changeControl } from "../../../store/control/change";
 import { openRelease } from "../../../store/held/releases";
+import { turnRetriesOff } from "../../../store/held/resume-ledger";
 import type { HandlerContext } from "../context";
 
 export interface ReleasingResume {
@@ -21,6 +23,10 @@ export interface ReleasingResume {
   expectedVersion?: number;
   /** Another record to read with the resumed one (the agent's tenant), returned as `alongside`. */
   alongside?: string;
+  /** Written as the resume's audit reason: the checklist, and an override's reason. */
+  auditReason?: string;
+  /** Held actions whose destination can no longer deduplicate them: released with retries off. */
+  retriesOff?: HeldAction[];
 }
 
 /** What a resume decided, and the records as the transaction left them. */
@@ -55,6 +61,7 @@ export async function resumeAsRelease(
     actorId: resume.actorId,
     outcome,
     ...(holdLevel ? { holdLevel } : {}),
+    ...(resume.auditReason ? { reason: resume.auditReason } : {}),
   });
   const changed = await changeControl<ReleasingOutcome>(
     ctx.store.db,
@@ -76,6 +83,7 @@ export async function resumeAsRelease(
       ...(resume.alongside ? { alongside: resume.alongside } : {}),
       async alsoInTransaction(tx, result, before) {
         if (result !== "resumed") return;
+        if (resume.retriesOff?.length) await turnRetriesOff(tx, resume.retriesOff);
         releaseId = await openRelease(tx, {
           tenantId: resume.tenantId,
           agentId: resume.agentId,

@@ -2,9 +2,11 @@ import { mayControlTenant } from "../../../policy/access";
 import { tenantScope } from "../../../policy/ids";
 import { decidePause, type PauseOutcome } from "../../../policy/pause";
 import type { ResumeRefusal } from "../../../policy/resume";
+import type { Tx } from "../../../store";
 import type { StoredControl } from "../../../store/control/change";
 import { changeControl } from "../../../store/control/change";
 import { settleDrainOf } from "../../../store/control/drain";
+import { revokeAgentTokens } from "../../../store/directory/agent-tokens";
 import type { KnownUser } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
 import { withDrainDeadline } from "./pause";
@@ -25,22 +27,30 @@ export async function pauseTenant(
   until: Date | null,
 ): Promise<TenantControlResult> {
   const scope = tenantScope(user.tenantId);
-  const changed = await changeControl(ctx.store.db, scope, (current) => {
-    if (!mayControlTenant(user)) {
+  const now = ctx.now();
+  const revoke = async (tx: Tx, kind: TenantControlResult["kind"]) => {
+    if (kind !== "forbidden") await revokeAgentTokens(tx, { tenantId: user.tenantId }, now);
+  };
+  const changed = await changeControl(
+    ctx.store.db,
+    scope,
+    (current) => {
+      if (!mayControlTenant(user)) {
+        return {
+          next: null,
+          result: "forbidden" as const,
+          audit: { action: "pause", actorId: user.id, outcome: "forbidden", reason },
+        };
+      }
+      const decision = decidePause(current, { actorId: user.id, role: "admin", reason, until }, now);
       return {
-        next: null,
-        result: "forbidden" as const,
-        audit: { action: "pause", actorId: user.id, outcome: "forbidden", reason },
+        next: decision.outcome === "kept" ? null : withDrainDeadline(decision, now, ctx.drainTimeoutMs),
+        result: decision.outcome,
+        audit: { action: "pause", actorId: user.id, outcome: decision.outcome, reason, holdLevel: "admin" },
       };
-    }
-    const now = ctx.now();
-    const decision = decidePause(current, { actorId: user.id, role: "admin", reason, until }, now);
-    return {
-      next: decision.outcome === "kept" ? null : withDrainDeadline(decision, now, ctx.drainTimeoutMs),
-      result: decision.outcome,
-      audit: { action: "pause", actorId: user.id, outcome: decision.outcome, reason, holdLevel: "admin" },
-    };
-  });
+    },
+    { alsoInTransaction: revoke },
+  );
   const kind = changed.result;
   let control = changed.control;
   if (kind === "paused" || kind === "raised")

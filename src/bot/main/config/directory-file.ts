@@ -56,6 +56,8 @@ const AgentSchema = z
     webhook: OutboundUrl.optional(),
     agentKey: z.string().min(16, "an agent key needs at least 16 characters").optional(),
     agentKeyFile: z.string().optional(),
+    /** The agent key only mints short-lived tokens (POST /v1/tokens); every other call takes a token. */
+    tokensOnly: z.boolean().optional(),
     /** Where approved actions may go, each with its receiving contract (design.md section 6). */
     destinations: z.record(OutboundUrl, Contract).default({}),
     ...SigningFields,
@@ -221,6 +223,7 @@ function toTenantSpec(
         escalation,
         escalationChannel: rest.escalationChannel ?? {},
         limits: resolveLimits(t.limits, limits),
+        tokensOnly: rest.tokensOnly ?? false,
       } satisfies AgentSettings,
     };
   });

@@ -17,6 +17,7 @@ export type ChatRefusalCode =
   | "agent_unreachable"
   | "unreadable_text"
   | "no_console"
+  | "checklist_failed"
   | PauseArgsError;
 
 export interface ChatRefusal {
@@ -56,6 +57,7 @@ export function refusalText(refusal: ChatRefusal, platform: Platform): string {
     agent_unreachable: `I couldn't reach ${agent} just now; please try again in a moment.`,
     unreadable_text: "I can't read that: it holds a NUL character. Please type it again.",
     no_console: "The web console is not served by this Holdfast.",
+    checklist_failed: `A resume check failed, so ${agent} stays paused. The card shows what each check said; a principal or an admin may resume anyway with a reason.`,
     invalid_until: `I couldn't read the time after ${typed("until", platform)}. Use a date like 2026-12-14, a time like 2026-12-14T09:00Z, or a duration like 2h or 3d.`,
     until_in_past: "That time is already past; give a time in the future.",
     until_too_far: "That is too far ahead: an automatic resume must fall before the year 10000. Give a nearer time.",

@@ -14,7 +14,7 @@ import type { HandlerContext } from "../../app/context";
 import { resumeAgent } from "../../app/control/resume";
 import type { KnownAgent, KnownUser, StoredButton } from "../../app/records";
 import type { ChatRefusal } from "./refusals";
-import { preflightCard, settledCard } from "./resume-card";
+import { preflightCard, settledCard, withChecklist } from "./resume-card";
 import { alreadyRunningFooter, outOfDateFooter, resumedFooter } from "./resume-outcome";
 import type { Card, ChatInteraction, ChatTransport, InteractionResult } from "./types";
 import { tenantHoldNote, when } from "./words";
@@ -65,14 +65,22 @@ export async function finishResume(
   if (!bound) return freshPreflight(ctx, user, agent, via, button, shown);
   const held = await heldShown(ctx, button, agent);
   const expectedVersion = button.payload.controlVersion as number;
-  const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, expectedVersion });
+  const override =
+    click.action === "resume.override"
+      ? { override: { reason: click.reason || `Resume anyway on the ${via.platform} card` } }
+      : {};
+  const resumer = { kind: "user" as const, user };
+  const result = await resumeAgent(ctx, { resumer, agent, expectedVersion, ...override });
   ctx.log.info({ agent: agent.id, actor: user.id, outcome: result.kind, platform: via.platform }, "chat resume");
   if (result.kind === "stale") return freshPreflight(ctx, user, agent, via, button, shown);
+  // The card shows what each check said at this click, not at the card's posting.
+  const judged = result.checklist ? withChecklist(shown, result.checklist) : shown;
   if (result.kind === "resumed") {
     const footer = resumedFooter(user.name, held, ctx.now());
     await keepResumedFooter(ctx, button, footer);
-    return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(shown, footer) };
+    return { note: `${agent.name} resumed.${tenantHoldNote(result.control)}`, card: settledCard(judged, footer) };
   }
+  if (result.kind === "checklist_failed") return { refusal: { code: result.kind, agent: agent.name }, card: judged };
   if (result.kind === "not_paused") {
     // A second Confirm (or a resume from elsewhere) finds it running: nothing fires twice, and the card
     // keeps who resumed it.

@@ -44,6 +44,7 @@ export interface ChatCommand {
 /** Button actions. A button carries "<action>:<token>", the token naming a stored ChatButton. */
 export type ButtonAction =
   | "resume.confirm"
+  | "resume.override"
   | "resume.cancel"
   | "run.approve"
   | "run.deny"
@@ -51,6 +52,7 @@ export type ButtonAction =
   | "escalation.takeover";
 export const BUTTON_ACTIONS: readonly ButtonAction[] = [
   "resume.confirm",
+  "resume.override",
   "resume.cancel",
   "run.approve",
   "run.deny",
@@ -66,6 +68,8 @@ export interface ChatInteraction {
   actor: ChatActor;
   /** The card that was clicked. */
   card: ChatRef;
+  /** What the person typed beside "Resume anyway" (the console's field); chat buttons carry none. */
+  reason?: string;
 }
 
 /** A plain message to the bot: a DM or a mention. Never held, even while the agent is paused. */

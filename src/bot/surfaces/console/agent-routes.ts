@@ -24,7 +24,7 @@ const PauseForm = z.object({
   reason: z.string().trim().min(1, "a reason is required").max(500),
   until: z.string().trim().max(100).default(""),
 });
-const CardForm = z.object({ button: z.string().max(100) });
+const CardForm = z.object({ button: z.string().max(100), reason: z.string().trim().max(500).optional() });
 const ChatForm = z.object({ text: z.string().trim().min(1, "type a message").max(4000) });
 
 /** A refusal in the words chat uses for it, as the console's platform says it. */
@@ -78,6 +78,7 @@ export function registerAgentRoutes(scope: FastifyInstance, options: ConsoleOpti
       token: button.token,
       actor: webActor(user),
       card: { channelId: "console", messageId: button.token },
+      ...(form.reason ? { reason: form.reason } : {}),
     };
     const outcome = await finishResume(ctx, user, click, webTransport);
     if ("refusal" in outcome) return show(request, reply, [refusalNote(outcome.refusal)], outcome.card ?? null);

@@ -37,13 +37,19 @@ export interface DemoReceiver {
   open(): void;
 }
 
+function readinessAnswer(body: Record<string, unknown>) {
+  const last = body.lastCheckpoint as { name?: unknown } | null | undefined;
+  return { ready: true, checkpoint: typeof last?.name === "string" ? last.name : null };
+}
+
 const header = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
 
 /**
  * The offline demo's stand-in for the agent and its destinations (`/demo/receiver`, declared in
  * holdfast.example.yaml like every address Holdfast sends to). It takes only what this demo's Holdfast sent:
  * a delivery signed with the demo's own key (Standard Webhooks, as every delivery of a signed agent), else
- * 401; so no page and no other program can write into a console chat through it. It answers 200, keeps the
+ * 401; so no page and no other program can write into a console chat through it. It answers 200 (and the
+ * resume's readiness call with the checkpoint Holdfast recorded), keeps the
  * last 50 in memory and shows them; a message from the console's chat box gets a short reply, as an agent
  * would send one through `POST /v1/agents/:agent/messages`.
  */
@@ -73,6 +79,8 @@ export function registerDemoReceiver(app: FastifyInstance, ctx: HandlerContext, 
       received.unshift({ at: ctx.now(), summary: summarise(body, key), body: JSON.stringify(body, null, 2) });
       received.splice(KEEP);
       ctx.log.debug({ demo: "receiver", key }, "demo receiver got a delivery");
+      // The demo's agent keeps no state of its own: it stands where Holdfast recorded it, so it confirms that.
+      if (body.type === "holdfast.readiness") return reply.status(200).send(readinessAnswer(body));
       if (body.type === "chat.message" && body.platform === "web" && typeof body.channel === "string") {
         const said = `Demo ${body.agent ?? "agent"} here: I got “${String(body.text).slice(0, 200)}”. Conversation reaches me even while I am paused; my outbound work waits.`;
         await replies.say(body.channel, said);

@@ -8,11 +8,12 @@ import { ApiError } from "./errors";
 
 /**
  * Who may call a route, as the OpenAPI document states it and as the route checks it before anything else:
- * - `user`: a user's API key; `agent`: an agent's key; `agentOrUser`: either;
+ * - `user`: a user's API key; `agent`: an agent's key or one of its tokens; `agentOrUser`: either;
+ * - `agentKey`: an agent's long-lived key only (minting tokens): a person's key or a token is a 403;
  * - `caller`: either, for the agent named in the path (`:agent`): parsed first, then checked;
  * - `none`: open (health, the document itself); `metrics`: the optional HOLDFAST_METRICS_TOKEN, checked by the route.
  */
-export type RouteAuth = "user" | "agent" | "agentOrUser" | "caller" | "none" | "metrics";
+export type RouteAuth = "user" | "agent" | "agentKey" | "agentOrUser" | "caller" | "none" | "metrics";
 
 /** Who is calling an agent's route: one of the tenant's users (with their standing), or the agent's own key. */
 export type Caller =
@@ -23,15 +24,17 @@ export type Caller =
 export interface Authenticated {
   user: KnownUser;
   agent: KnownAgent;
+  agentKey: KnownAgent;
   agentOrUser: KeyHolder;
   caller: Caller;
   none: undefined;
   metrics: undefined;
 }
 
-const ACCEPTS: Record<"user" | "agent" | "agentOrUser" | "caller", ReadonlyArray<KeyHolder["kind"]>> = {
+const ACCEPTS: Record<"user" | "agent" | "agentKey" | "agentOrUser" | "caller", ReadonlyArray<KeyHolder["kind"]>> = {
   user: ["user"],
   agent: ["agent"],
+  agentKey: ["user", "agent"],
   agentOrUser: ["user", "agent"],
   caller: ["user", "agent"],
 };
@@ -56,10 +59,33 @@ export async function authenticate<A extends RouteAuth>(
   const token = bearerToken(request);
   const holder = token ? await keyHolder(ctx, token, ACCEPTS[auth as keyof typeof ACCEPTS]) : null;
   if (!holder) throw unauthorized();
+  if (holder.kind === "refused") throw tokenRefused(holder.reason);
+  if (auth === "agentKey") return mintingAgent(holder) as Authenticated[A];
+  if (holder.kind === "agent" && holder.via === "key" && holder.agent.settings.tokensOnly)
+    throw new ApiError("tokens_only", "this agent's key only mints tokens (POST /v1/tokens); call with a token");
   if (auth === "agentOrUser") return holder as Authenticated[A];
   if (auth === "caller") return (await callerFor(ctx, holder, String(agentName))) as Authenticated[A];
   // `user` and `agent` accept only their own kind, so the holder is that one.
   return (holder.kind === "user" ? holder.user : holder.agent) as Authenticated[A];
+}
+
+const tokenRefused = (reason: "token_revoked" | "token_expired") =>
+  new ApiError(
+    reason,
+    reason === "token_revoked"
+      ? "this token was revoked by a pause; mint a fresh one with the agent's key"
+      : "this token has expired; mint a fresh one with the agent's key",
+  );
+
+/** Only an agent's own long-lived key mints: a token cannot renew itself, and a person has no agent to act as. */
+function mintingAgent(holder: KeyHolder): KnownAgent {
+  if (holder.kind === "agent" && holder.via === "key") return holder.agent;
+  throw new ApiError(
+    "forbidden",
+    holder.kind === "user"
+      ? "only an agent's key mints agent tokens"
+      : "a token cannot mint tokens; use the agent's key",
+  );
 }
 
 /**

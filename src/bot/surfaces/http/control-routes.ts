@@ -33,7 +33,16 @@ export function pauseBodySchema(now: () => Date) {
     .strict();
 }
 const ResumeBody = z.object({}).strict();
-const AgentResumeBody = z.object({ dryRun: z.boolean().optional() }).strict();
+const AgentResumeBody = z
+  .object({
+    dryRun: z.boolean().optional(),
+    /** "Resume anyway" past a failing check (principals and admins), with the reason that is audited. */
+    override: z
+      .object({ reason: z.string().trim().min(1, "an override needs a reason").max(500) })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 export function registerControlRoutes(app: FastifyInstance, ctx: HandlerContext): void {
   defineRoute(
@@ -76,14 +85,22 @@ function registerAgentControl(app: FastifyInstance, ctx: HandlerContext): void {
     app,
     agentAction(
       "/v1/agents/:agent/resume",
-      "Resume an agent and release its held work; `dryRun: true` shows the preflight and changes nothing",
+      "Resume an agent and release its held work after the resume checklist; `dryRun: true` shows the preflight " +
+        "and its checklist and changes nothing. A failing check answers 409 `checklist_failed` with the checklist " +
+        "(the agent stays paused) unless a principal or admin sends `override: { reason }`.",
       AgentResumeBody,
     ),
-    async ({ auth: user, params, body }) => {
+    async ({ auth: user, params, body }, _request, reply) => {
       const agent = await agentOf(user, params);
       if (body.dryRun) return dryRun(ctx, user, agent);
-      const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent });
-      if (result.kind === "resumed") return { ...result.control, releaseId: result.releaseId };
+      const override = body.override ? { override: body.override } : {};
+      const result = await resumeAgent(ctx, { resumer: { kind: "user", user }, agent, ...override });
+      if (result.kind === "resumed")
+        return { ...result.control, releaseId: result.releaseId, checklist: result.checklist ?? [] };
+      if (result.kind === "checklist_failed") {
+        const refusal = new ApiError("checklist_failed", "a resume check failed; the agent stays paused");
+        return reply.status(refusal.status).send({ ...refusal.toJSON(), checklist: result.checklist ?? [] });
+      }
       throw new ApiError(result.kind, refusalMessage(result.kind));
     },
   );
@@ -100,7 +117,9 @@ async function dryRun(ctx: HandlerContext, user: KnownUser, agent: KnownAgent) {
     requestedBy: { user: resumer.name, role: resumer.role },
     control,
     tenantPaused,
-    ...(kind === "ready" ? { held: { ...preflight.held, release: preflight.forecast } } : {}),
+    ...(kind === "ready"
+      ? { held: { ...preflight.held, release: preflight.forecast }, checklist: preflight.checklist }
+      : {}),
   };
 }
 

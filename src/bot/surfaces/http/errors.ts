@@ -3,6 +3,9 @@ import type { DecisionResult } from "../../../policy/approval";
 /** Every refusal the API returns, with its HTTP status. One place turns a code into a status. */
 export const HTTP_STATUS = {
   unauthorized: 401,
+  token_revoked: 401,
+  token_expired: 401,
+  tokens_only: 403,
   forbidden: 403,
   creator_hold: 403,
   rejected: 403,
@@ -15,6 +18,7 @@ export const HTTP_STATUS = {
   not_needs_review: 409,
   invalid_transition: 409,
   quota_exceeded: 409,
+  checklist_failed: 409,
   invalid_body: 400,
   invalid_json: 400,
   payload_too_large: 413,

@@ -52,6 +52,11 @@ export function openApiDocument(routes: readonly DeclaredRoute[], info: { versio
       securitySchemes: {
         userKey: { type: "http", scheme: "bearer", description: "A user's API key (config `users[].apiKey`)." },
         agentKey: { type: "http", scheme: "bearer", description: "An agent's key (config `agents[].agentKey`)." },
+        agentToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A short-lived agent token (POST /v1/tokens); a pause revokes it.",
+        },
         metricsToken: { type: "http", scheme: "bearer", description: "HOLDFAST_METRICS_TOKEN, when it is set." },
       },
     },
@@ -60,9 +65,10 @@ export function openApiDocument(routes: readonly DeclaredRoute[], info: { versio
 
 const SECURITY: Record<RouteAuth, Array<Record<string, string[]>> | undefined> = {
   user: [{ userKey: [] }],
-  agent: [{ agentKey: [] }],
-  agentOrUser: [{ userKey: [] }, { agentKey: [] }],
-  caller: [{ userKey: [] }, { agentKey: [] }],
+  agent: [{ agentKey: [] }, { agentToken: [] }],
+  agentKey: [{ agentKey: [] }],
+  agentOrUser: [{ userKey: [] }, { agentKey: [] }, { agentToken: [] }],
+  caller: [{ userKey: [] }, { agentKey: [] }, { agentToken: [] }],
   metrics: [{}, { metricsToken: [] }],
   none: undefined,
 };

@@ -15,6 +15,7 @@ import { registerOutboxRoutes } from "./outbox-routes";
 import { declaredRoutes, defineRoute, enableDeclaredRoutes } from "./route";
 import { registerRunRoutes } from "./run-routes";
 import { registerSecurityHeaders } from "./security-headers";
+import { registerTokenRoutes } from "./token-routes";
 import { registerTriggerRoutes } from "./trigger-routes";
 
 export interface HealthReport {
@@ -121,6 +122,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerMetricsRoute(app, options.metrics ?? null, options.metricsToken);
   registerOperatorRoutes(app, options.ctx);
   registerControlRoutes(app, options.ctx);
+  registerTokenRoutes(app, options.ctx);
   registerRunRoutes(app, options.ctx);
   registerOutboxRoutes(app, options.ctx);
   registerTriggerRoutes(app, options.ctx);
