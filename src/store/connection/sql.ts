@@ -43,6 +43,11 @@ export interface Dialect {
    * a statement casts what it needs: `CAST(r."c3" AS INTEGER)`, `d.timeOf('r."c4"')`.
    */
   rowsOf(width: number): string;
+  /**
+   * One row of the same shape as `rowsOf`'s, from plain parameters (one each): a single row costs no JSON to
+   * write and read (on SQLite a release step's one delivery cost about 15 % more CPU through JSON).
+   */
+  oneRow(width: number): string;
   /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
   timeOf(column: string): string;
   /**
@@ -75,6 +80,7 @@ export const SQLITE: Dialect = {
   time: "?",
   list: "(SELECT value FROM json_each(?))",
   rowsOf: (width) => `(SELECT ${columns(width, (i) => `json_extract(value, '$[${i}]')`)} FROM json_each(?)) AS r`,
+  oneRow: (width) => `(SELECT ${columns(width, () => "?")}) AS r`,
   timeOf: (column) => column,
   laneLock: null,
   directoryLock: null,
@@ -87,6 +93,7 @@ export const POSTGRES: Dialect = {
   time: "(?::timestamptz AT TIME ZONE 'UTC')",
   list: "(SELECT jsonb_array_elements_text(?::jsonb))",
   rowsOf: (width) => `(SELECT ${columns(width, (i) => `e ->> ${i}`)} FROM jsonb_array_elements(?::jsonb) AS e) AS r`,
+  oneRow: (width) => `(SELECT ${columns(width, () => "?::text")}) AS r`,
   timeOf: (column) => `(${column}::timestamptz AT TIME ZONE 'UTC')`,
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",

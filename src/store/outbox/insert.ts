@@ -13,16 +13,20 @@ export interface DispatchedAtOnce {
   expiresAt: Date;
 }
 
-const insertText = sqlText(
-  (d) => `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "runId", "digest",
+const WIDTH = 15;
+const insertInto = (
+  d: Dialect,
+  source: string,
+) => `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "runId", "digest",
     "destination", "contract", "payload", "state", "attempts", "firstDispatchedAt", "lastAttemptAt", "leaseToken",
     "leaseAttemptId", "leaseExpiresAt", "nextAttemptAt", "createdAt", "updatedAt")
   SELECT r."c0", r."c1", r."c2", r."c3", r."c4", r."c5", r."c6", r."c7", r."c8", r."c9", CAST(r."c10" AS INTEGER),
     ${d.timeOf('r."c11"')}, ${d.timeOf('r."c11"')}, r."c12", r."c12", ${d.timeOf('r."c13"')},
     ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}
-  FROM ${d.rowsOf(15)} WHERE true
-  ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
-);
+  FROM ${source} WHERE true
+  ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
+const insertMany = sqlText((d) => insertInto(d, d.rowsOf(WIDTH)));
+const insertOne = sqlText((d) => insertInto(d, d.oneRow(WIDTH)));
 
 /** One row to insert, planned at `at`, leased and DISPATCHED at once when `lease` is given. */
 export interface OutboxInsert {
@@ -55,7 +59,11 @@ export function* insertOutboxRows(d: Dialect, inserts: readonly OutboxInsert[]):
     rowTime(lease?.expiresAt ?? null),
     rowTime(at),
   ]);
-  const written = yield* rows<{ id: string }>(insertText(d), rowsParam(values));
+  const [only] = values;
+  const written =
+    values.length === 1 && only
+      ? yield* rows<{ id: string }>(insertOne(d), ...only)
+      : yield* rows<{ id: string }>(insertMany(d), rowsParam(values));
   return new Set(written.map((w) => w.id));
 }
 
