@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { schemas } from "../src/store/schema-engine/migrations.mjs";
+import { schemas } from "../src/store/schema-engine/migration-files.mjs";
 
 // The CLI would otherwise try to download a native schema engine; this stand-in keeps it offline.
 process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.resolve("scripts/schema-engine-shim.mjs");

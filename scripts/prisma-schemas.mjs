@@ -1,7 +1,7 @@
 // Writes prisma/postgres/schema.prisma from prisma/schema.prisma: only the provider and client output differ.
 import fs from "node:fs";
 import path from "node:path";
-import { schemas } from "../src/store/schema-engine/migrations.mjs";
+import { schemas } from "../src/store/schema-engine/migration-files.mjs";
 
 export function postgresSchemaText() {
   return fs

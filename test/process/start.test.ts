@@ -54,6 +54,28 @@ describe("the bot process", () => {
     expect(rest).not.toContain("demo-key-acme");
   });
 
+  it("`npm start` rebuilds a stale dist/ at prestart and serves from the built JavaScript, no TypeScript loader", async () => {
+    const built = path.resolve("dist/main.mjs");
+    if (fs.existsSync(built)) fs.utimesSync(built, new Date(0), new Date(0)); // older than every source file
+    const env = { DATABASE_URL: `file:${path.join(dir, "npm-start.db")}` };
+    const bot = await spawnBot(env, { command: ["npm", "start"] });
+    try {
+      await bot.waitForLog(isServing, 60_000);
+      expect(fs.statSync(built).mtimeMs).toBeGreaterThan(Date.now() - 120_000);
+      const health = await fetch(`${bot.url}/healthz`);
+      expect(health.status).toBe(200);
+      // npm runs the script as its child, and the script `exec`s node, so that child is the bot itself.
+      const [served] = fs.readFileSync(`/proc/${bot.child.pid}/task/${bot.child.pid}/children`, "utf8").split(" ");
+      const command = fs.readFileSync(`/proc/${served}/cmdline`, "utf8").split("\0");
+      expect(command).toContain("dist/main.mjs");
+      expect(command.join(" ")).not.toContain("tsx");
+      bot.child.kill("SIGTERM");
+      expect(await bot.exited).toBe(0);
+    } finally {
+      bot.child.kill("SIGKILL");
+    }
+  }, 90_000);
+
   it("exits with a clear message when the configured Redis cannot be reached", async () => {
     const env = { DATABASE_URL: `file:${path.join(dir, "h2.db")}`, REDIS_URL: "redis://127.0.0.1:1" };
     const bot = await spawnBot(env);

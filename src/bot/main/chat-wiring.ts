@@ -1,7 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { createDiscordAdapter } from "../../adapters/discord/discord-adapter";
-import { createSlackAdapter } from "../../adapters/slack/slack-adapter";
-import { createTelegramAdapter } from "../../adapters/telegram/telegram-adapter";
 import type { KnownUser } from "../../store/directory/directory";
 import type { ConversationPoster } from "../app/chat/conversation";
 import type { HandlerContext } from "../app/context";
@@ -34,8 +31,15 @@ export interface ChatWiring {
   stop(): Promise<void>;
 }
 
-/** A platform is enabled when its credentials are in the environment (each also as NAME_FILE). */
-export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, ctx: HandlerContext): ChatAdapter[] {
+/**
+ * A platform is enabled when its credentials are in the environment (each also as NAME_FILE). Each adapter, and
+ * so its chat library, is loaded only then: the three libraries held about 80 MB of an idle bot that used none.
+ */
+export async function chatAdaptersFromEnv(
+  env: NodeJS.ProcessEnv,
+  router: ChatRouter,
+  ctx: HandlerContext,
+): Promise<ChatAdapter[]> {
   const secret = (name: string) => secretFromEnv(env, name);
   const log = ctx.log;
   const adapters: ChatAdapter[] = [];
@@ -43,6 +47,7 @@ export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, 
   const signingSecret = secret("SLACK_SIGNING_SECRET");
   const appToken = secret("SLACK_APP_TOKEN");
   if (slackToken && (signingSecret || appToken)) {
+    const { createSlackAdapter } = await import("../../adapters/slack/slack-adapter");
     adapters.push(
       createSlackAdapter({
         botToken: slackToken,
@@ -56,6 +61,7 @@ export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, 
   } else if (slackToken) log.warn({}, "SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET: Slack stays off");
   const discordToken = secret("DISCORD_TOKEN");
   if (discordToken && env.DISCORD_APPLICATION_ID) {
+    const { createDiscordAdapter } = await import("../../adapters/discord/discord-adapter");
     adapters.push(
       createDiscordAdapter({
         token: discordToken,
@@ -69,6 +75,7 @@ export function chatAdaptersFromEnv(env: NodeJS.ProcessEnv, router: ChatRouter, 
   } else if (discordToken) log.warn({}, "DISCORD_TOKEN is set without DISCORD_APPLICATION_ID: Discord stays off");
   const telegramToken = secret("TELEGRAM_BOT_TOKEN");
   if (telegramToken) {
+    const { createTelegramAdapter } = await import("../../adapters/telegram/telegram-adapter");
     const webhookSecret = secret("TELEGRAM_WEBHOOK_SECRET");
     adapters.push(
       createTelegramAdapter({ token: telegramToken, webhookSecret, apiRoot: env.TELEGRAM_API_ROOT, router, log }),
@@ -85,7 +92,7 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
     postConversation: options.postConversation,
     consoleLink: options.consoleLink,
   });
-  const adapters = chatAdaptersFromEnv(options.env, router, ctx);
+  const adapters = await chatAdaptersFromEnv(options.env, router, ctx);
   const publishers = Object.fromEntries(adapters.map((a) => [a.platform, a.publisher]));
   mountRawRoutes(
     http,

@@ -4,6 +4,7 @@ import type { Database } from "better-sqlite3";
 import pg from "pg";
 import { PrismaClient as PostgresClient } from "../generated/postgresql/client.ts";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client.ts";
+import { keepPoolErrorsQuiet } from "./postgres-direct";
 import { postgresRunner, sqliteRunner } from "./runners";
 import { rows, type SqlRunner } from "./sql";
 import { SqliteDirect } from "./sqlite-direct";
@@ -68,10 +69,11 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   if (providerOf(databaseUrl) === "postgresql") {
     // The pool is ours so that its clients can be hooked; Prisma still ends it when it disconnects.
     const pool = new pg.Pool({ connectionString: databaseUrl });
+    keepPoolErrorsQuiet(pool);
     if (options.onStatement) hookPool(pool, options.onStatement);
     const adapter = new PrismaPg(pool, { disposeExternalPool: true });
     const db = new PostgresClient({ adapter }) as unknown as Db;
-    return { db, sql: postgresRunner(db), close: () => db.$disconnect() };
+    return { db, sql: postgresRunner(pool), close: () => db.$disconnect() };
   }
   const adapter = new TunedSqliteAdapter({ url: databaseUrl }, options.onStatement);
   const db = new SqliteClient({ adapter });

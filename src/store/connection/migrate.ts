@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { migrationsApplied } from "./applied-migrations";
 import { sqliteFileOf } from "./database-url";
 
 const deployScript = fileURLToPath(new URL("../schema-engine/deploy.mjs", import.meta.url));
@@ -12,6 +13,7 @@ export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   if (databaseUrl.startsWith("file:")) {
     fs.mkdirSync(path.dirname(sqliteFileOf(databaseUrl)), { recursive: true });
   }
+  if (await migrationsApplied(databaseUrl)) return [];
   try {
     const { stdout } = await promisify(execFile)(process.execPath, [deployScript, databaseUrl]);
     return JSON.parse(stdout) as string[];

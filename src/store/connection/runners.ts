@@ -1,4 +1,6 @@
+import type pg from "pg";
 import type { Db } from "./db";
+import { inTransaction, runOn } from "./postgres-direct";
 import {
   type Dialect,
   driveAsync,
@@ -62,14 +64,16 @@ const throughPrisma =
       : raw.$executeRawUnsafe(text(q.text), ...params);
   };
 
-/** PostgreSQL: a write step is one interactive transaction through Prisma's driver adapter. */
-export function postgresRunner(db: Db): SqlRunner {
-  const execute = (raw: RawQueries) => throughPrisma(raw, POSTGRES, postgresText, postgresParam);
+/**
+ * PostgreSQL: a write step is one transaction on a client of the pool, through the driver directly
+ * (postgres-direct.ts); a step inside a Prisma transaction the caller holds runs through that transaction.
+ */
+export function postgresRunner(pool: pg.Pool): SqlRunner {
+  const param = postgresParam as (p: unknown) => unknown;
   return {
     dialect: POSTGRES,
-    write: (step) =>
-      db.$transaction((tx) => driveAsync(step(POSTGRES), execute(tx)), { maxWait: 30_000, timeout: 30_000 }),
-    read: (step) => driveAsync(step(POSTGRES), execute(db)),
-    within: (tx, step) => driveAsync(step(POSTGRES), execute(tx)),
+    write: (step) => inTransaction(pool, (client) => driveAsync(step(POSTGRES), runOn(client, postgresText, param))),
+    read: (step) => driveAsync(step(POSTGRES), runOn(pool, postgresText, param)),
+    within: (tx, step) => driveAsync(step(POSTGRES), throughPrisma(tx, POSTGRES, postgresText, postgresParam)),
   };
 }

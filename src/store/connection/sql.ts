@@ -8,6 +8,8 @@
  * Timestamps are written through `d.time` and read back with `asDate` (SQLite keeps Prisma's ISO text,
  * PostgreSQL a `timestamp(3)` in UTC); lists go in as one JSON parameter through `d.list`.
  */
+import { sqliteTime } from "./sqlite-direct";
+
 export type Param = string | number | boolean | null | Date | readonly string[];
 
 export interface Query {
@@ -36,6 +38,19 @@ export interface Dialect {
   /** A JSON array parameter as a one-column set: `"x" IN ${d.list}`. */
   readonly list: string;
   /**
+   * A parameter of rows (`rowsParam`: a JSON array of arrays) as a derived table `r` with the columns "c0" …:
+   * many rows in one statement, so one round trip. Values come out as JSON holds them (PostgreSQL: text), so
+   * a statement casts what it needs: `CAST(r."c3" AS INTEGER)`, `d.timeOf('r."c4"')`.
+   */
+  rowsOf(width: number): string;
+  /**
+   * One row of the same shape as `rowsOf`'s, from plain parameters (one each): a single row costs no JSON to
+   * write and read (on SQLite a release step's one delivery cost about 15 % more CPU through JSON).
+   */
+  oneRow(width: number): string;
+  /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
+  timeOf(column: string): string;
+  /**
    * Taken first in a transaction whose reads decide its writes across processes (the outbox lanes). SQLite
    * has one writer at a time already (immediate transactions); PostgreSQL takes a transaction-level
    * advisory lock, so two claims never decide on the same snapshot.
@@ -57,10 +72,16 @@ export interface Dialect {
   readonly holdOpen: string | null;
 }
 
+const columns = (width: number, column: (i: number) => string) =>
+  Array.from({ length: width }, (_, i) => `${column(i)} AS "c${i}"`).join(", ");
+
 export const SQLITE: Dialect = {
   name: "sqlite",
   time: "?",
   list: "(SELECT value FROM json_each(?))",
+  rowsOf: (width) => `(SELECT ${columns(width, (i) => `json_extract(value, '$[${i}]')`)} FROM json_each(?)) AS r`,
+  oneRow: (width) => `(SELECT ${columns(width, () => "?")}) AS r`,
+  timeOf: (column) => column,
   laneLock: null,
   directoryLock: null,
   forShare: "",
@@ -71,11 +92,24 @@ export const POSTGRES: Dialect = {
   name: "postgresql",
   time: "(?::timestamptz AT TIME ZONE 'UTC')",
   list: "(SELECT jsonb_array_elements_text(?::jsonb))",
+  rowsOf: (width) => `(SELECT ${columns(width, (i) => `e ->> ${i}`)} FROM jsonb_array_elements(?::jsonb) AS e) AS r`,
+  oneRow: (width) => `(SELECT ${columns(width, () => "?::text")}) AS r`,
+  timeOf: (column) => `(${column}::timestamptz AT TIME ZONE 'UTC')`,
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
   forShare: "FOR SHARE",
   holdOpen: "SELECT 1 AS held FROM pg_sleep(3)",
 };
+
+/** Rows for `d.rowsOf`: one parameter, however many rows. */
+export const rowsParam = (values: ReadonlyArray<ReadonlyArray<string | number | null>>): string =>
+  JSON.stringify(values);
+
+/**
+ * A timestamp inside `rowsParam`, in the text SQLite's DateTime columns hold (ISO 8601 with `+00:00`, so text
+ * order is time order); PostgreSQL reads the same text as that instant (`d.timeOf`).
+ */
+export const rowTime = (at: Date | null): string | null => (at === null ? null : sqliteTime(at));
 
 /** A DateTime column's value as either database returns it. */
 export const asDate = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string));

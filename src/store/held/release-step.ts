@@ -43,8 +43,19 @@ const heldTriggers = sqlText(
 );
 const MARK = sqlText(
   (d) => `UPDATE "Occurrence" SET "state" = ?, "releaseId" = ?, "outboxId" = ?, "updatedAt" = ${d.time}
-  WHERE "id" = ? AND "state" = 'HELD'`,
+  WHERE "id" IN ${d.list} AND "state" = 'HELD'`,
 );
+/** Marks rows of one outcome in one statement (one round trip, however many rows): how many were still HELD. */
+function* mark(
+  d: Dialect,
+  state: "RELEASED" | "SKIPPED",
+  releaseId: string,
+  outboxId: string | null,
+  ids: readonly string[],
+  now: Date,
+): Step<number> {
+  return ids.length === 0 ? 0 : yield* count(MARK(d), state, releaseId, outboxId, now, ids);
+}
 
 /** How many later coalesced deliveries one release may plan for one trigger before something is wrong. */
 const MAX_VISITS = 10_000;
@@ -112,12 +123,11 @@ export function* releaseStep(
           if (visit > MAX_VISITS) throw new Error(`release ${releaseId}: too many deliveries of ${triggerId}`);
           delivery = { ...delivery, key: coalescedKey(trigger.agentId, trigger.key, releaseId, visit) };
         }
-        for (const id of delivery.occurrenceIds)
-          marked += yield* count(MARK(d), "RELEASED", releaseId, delivery.key, now, id);
+        marked += yield* mark(d, "RELEASED", releaseId, delivery.key, delivery.occurrenceIds, now);
       }
       step.planned += plan.deliveries.length;
     }
-    for (const id of skipped) marked += yield* count(MARK(d), "SKIPPED", releaseId, null, now, id);
+    marked += yield* mark(d, "SKIPPED", releaseId, null, skipped, now);
     // Rows taken by someone else meanwhile: roll the whole step back rather than plan them twice.
     if (marked !== held.length) throw new ReleaseRaceError(triggerId);
     step.released += held.length - skipped.length;

@@ -1,7 +1,17 @@
 import { occurrenceKey } from "../../policy/ids";
 import { slotFor, tickDueTimes } from "../../policy/schedule";
 import type { Store } from "../connection/client";
-import { asDate, asDateOrNull, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import {
+  asDate,
+  asDateOrNull,
+  count,
+  type Dialect,
+  rows,
+  rowsParam,
+  rowTime,
+  type Step,
+  sqlText,
+} from "../connection/sql";
 import { type Controls, controlsStep, gateOf, gateScopes } from "../control/records";
 import type { NewOutboxRow } from "../outbox/insert";
 import { leaseAtPlan, leasesAny, lockLanes, type PlanIntake } from "../outbox/lease-at-plan";
@@ -113,15 +123,20 @@ const TRIGGERS_IN = sqlText(
   ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt", "createdAt"
   FROM "Trigger" WHERE "id" IN ${d.list}`,
 );
-const INSERT_OCCURRENCE = sqlText(
+/** The batch's occurrences in one statement (insert-if-absent): the ids this batch wrote come back. */
+const INSERT_OCCURRENCES = sqlText(
   (
     d,
   ) => `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
-  VALUES (?, ?, ?, ?, ${d.time}, ?, ?, ${d.time}, ${d.time}) ON CONFLICT ("id") DO NOTHING`,
+  SELECT r."c0", r."c1", r."c2", r."c3", ${d.timeOf('r."c4"')}, r."c5", r."c6", ${d.time}, ${d.time}
+  FROM ${d.rowsOf(7)} WHERE true
+  ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
 );
-const ADVANCE_TRIGGER = sqlText(
-  (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.time}, "updatedAt" = ${d.time}
-  WHERE "id" = ? AND ("lastDueAt" IS NULL OR "lastDueAt" < ${d.time})`,
+/** Each trigger's newest due time, never moved back, in one statement for the batch. */
+const ADVANCE_TRIGGERS = sqlText(
+  (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.timeOf('r."c1"')}, "updatedAt" = ${d.time}
+  FROM ${d.rowsOf(2)}
+  WHERE "Trigger"."id" = r."c0" AND ("Trigger"."lastDueAt" IS NULL OR "Trigger"."lastDueAt" < ${d.timeOf('r."c1"')})`,
 );
 
 type TriggerReadRow = Omit<TriggerRow, "lastDueAt" | "everyMs" | "createdAt"> & {
@@ -157,15 +172,18 @@ function* recordStep(
   const plan = planTicks(triggers, controls, ticks);
   const deliveries = new Map(plan.rows.filter((r) => r.state === "PLANNED").map((r) => [r.id, outboxRowOf(r)]));
   const leases = yield* leaseAtPlan(d, [...deliveries.values()], now, intake);
-  const fresh: PlannedOccurrence[] = [];
-  for (const r of plan.rows) {
+  const occurrences = plan.rows.map((r) => {
     const { tenantId, agentId } = r.trigger;
-    const delivery = deliveries.get(r.id);
-    const row = [r.id, r.trigger.id, tenantId, agentId, r.dueAt, r.state, delivery ? r.id : null, now, now] as const;
-    if ((yield* count(INSERT_OCCURRENCE(d), ...row)) === 0) continue;
-    fresh.push(r);
-    if (delivery) yield* leases.insert(d, delivery, now);
-  }
-  for (const [id, dueAt] of plan.latest) yield* count(ADVANCE_TRIGGER(d), dueAt, now, id, dueAt);
+    const outboxId = deliveries.has(r.id) ? r.id : null;
+    return [r.id, r.trigger.id, tenantId, agentId, rowTime(r.dueAt), r.state, outboxId];
+  });
+  const written = occurrences.length
+    ? new Set((yield* rows<{ id: string }>(INSERT_OCCURRENCES(d), now, now, rowsParam(occurrences))).map((w) => w.id))
+    : new Set<string>();
+  const fresh = plan.rows.filter((r) => written.has(r.id));
+  const freshDeliveries = fresh.flatMap((r) => deliveries.get(r.id) ?? []);
+  if (freshDeliveries.length) yield* leases.insert(d, freshDeliveries, now);
+  const latest = [...plan.latest].map(([id, dueAt]) => [id, rowTime(dueAt)]);
+  if (latest.length) yield* count(ADVANCE_TRIGGERS(d), now, rowsParam(latest));
   return { fresh, claims: leases.claims };
 }

@@ -1,4 +1,4 @@
-import { count, type Dialect, type Step, sqlText } from "../connection/sql";
+import { type Dialect, rows, rowsParam, rowTime, type Step, sqlText } from "../connection/sql";
 import type { PlannedDelivery } from "./types";
 
 /**
@@ -13,22 +13,36 @@ export interface DispatchedAtOnce {
   expiresAt: Date;
 }
 
-const insertText = sqlText(
-  (d) => `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "runId", "digest",
+const WIDTH = 15;
+const insertInto = (
+  d: Dialect,
+  source: string,
+) => `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "runId", "digest",
     "destination", "contract", "payload", "state", "attempts", "firstDispatchedAt", "lastAttemptAt", "leaseToken",
     "leaseAttemptId", "leaseExpiresAt", "nextAttemptAt", "createdAt", "updatedAt")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.time}, ${d.time}, ?, ?, ${d.time}, ${d.time}, ${d.time}, ${d.time})
-  ON CONFLICT ("id") DO NOTHING`,
-);
+  SELECT r."c0", r."c1", r."c2", r."c3", r."c4", r."c5", r."c6", r."c7", r."c8", r."c9", CAST(r."c10" AS INTEGER),
+    ${d.timeOf('r."c11"')}, ${d.timeOf('r."c11"')}, r."c12", r."c12", ${d.timeOf('r."c13"')},
+    ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}
+  FROM ${source} WHERE true
+  ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
+const insertMany = sqlText((d) => insertInto(d, d.rowsOf(WIDTH)));
+const insertOne = sqlText((d) => insertInto(d, d.oneRow(WIDTH)));
+
+/** One row to insert, planned at `at`, leased and DISPATCHED at once when `lease` is given. */
+export interface OutboxInsert {
+  row: NewOutboxRow;
+  at: Date;
+  lease?: DispatchedAtOnce;
+}
 
 /**
- * The one way an outbox row is inserted, by every producer (ticks, releases, events, approvals): insert-if-
- * absent on its key, so a retried producer never plans an effect twice. Returns 1 when this call wrote it.
+ * The one way outbox rows are inserted, by every producer (ticks, releases, events, approvals): insert-if-
+ * absent on their keys, so a retried producer never plans an effect twice, all rows in one statement. Returns
+ * the ids this call wrote.
  */
-export function* insertOutboxRow(d: Dialect, row: NewOutboxRow, at: Date, lease?: DispatchedAtOnce): Step<number> {
-  const text = insertText(d);
-  return yield* count(
-    text,
+export function* insertOutboxRows(d: Dialect, inserts: readonly OutboxInsert[]): Step<Set<string>> {
+  if (inserts.length === 0) return new Set();
+  const values = inserts.map(({ row, at, lease }) => [
     row.id,
     row.kind,
     row.tenantId,
@@ -40,13 +54,20 @@ export function* insertOutboxRow(d: Dialect, row: NewOutboxRow, at: Date, lease?
     row.payload,
     lease ? "DISPATCHED" : "PLANNED",
     lease ? 1 : 0,
-    lease ? at : null,
-    lease ? at : null,
+    rowTime(lease ? at : null),
     lease?.token ?? null,
-    lease?.token ?? null,
-    lease?.expiresAt ?? null,
-    at,
-    at,
-    at,
-  );
+    rowTime(lease?.expiresAt ?? null),
+    rowTime(at),
+  ]);
+  const [only] = values;
+  const written =
+    values.length === 1 && only
+      ? yield* rows<{ id: string }>(insertOne(d), ...only)
+      : yield* rows<{ id: string }>(insertMany(d), rowsParam(values));
+  return new Set(written.map((w) => w.id));
+}
+
+/** One row (see `insertOutboxRows`): 1 when this call wrote it. */
+export function* insertOutboxRow(d: Dialect, row: NewOutboxRow, at: Date, lease?: DispatchedAtOnce): Step<number> {
+  return (yield* insertOutboxRows(d, [{ row, at, lease }])).size;
 }

@@ -1,31 +1,37 @@
 import type { Db, Store } from "../connection/client";
-import { count, type Dialect, type Step, sqlText } from "../connection/sql";
+import { count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxItem, type OutboxRow, outboxItemOf } from "./types";
 
 const leased = (claim: Claim) => ({ id: claim.item.id, leaseToken: claim.leaseToken });
 
+/**
+ * A wave's rows, each still under the lease its claim took: one statement for the whole wave (one round trip on
+ * PostgreSQL, not one per item). The ids find the rows by key; the id-and-token pairs keep the lease check.
+ */
+const UNDER_LEASE = (d: Dialect) => `"id" IN ${d.list} AND ("id" || ' ' || "leaseToken") IN ${d.list}`;
+const underLease = (claims: Claim[]): [string[], string[]] => [
+  claims.map((c) => c.item.id),
+  claims.map((c) => `${c.item.id} ${c.leaseToken}`),
+];
+
 const dispatchText = sqlText(
   (d) => `UPDATE "OutboxItem" SET "state" = 'DISPATCHED', "attempts" = "attempts" + 1,
   "lastAttemptAt" = ${d.time}, "firstDispatchedAt" = COALESCE("firstDispatchedAt", ${d.time}), "updatedAt" = ${d.time}
-  WHERE "id" = ? AND "leaseToken" = ?`,
+  WHERE ${UNDER_LEASE(d)} RETURNING "id"`,
 );
 const acknowledgeText = sqlText(
   (d) => `UPDATE "OutboxItem" SET "state" = 'ACKNOWLEDGED', "lastResult" = ?,
-  "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${d.time} WHERE "id" = ? AND "leaseToken" = ?`,
+  "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${d.time} WHERE ${UNDER_LEASE(d)}`,
 );
 
 function* dispatchStep(d: Dialect, claims: Claim[], now: Date): Step<Claim[]> {
-  const text = dispatchText(d);
-  const ours: Claim[] = [];
-  for (const c of claims) if ((yield* count(text, now, now, now, c.item.id, c.leaseToken)) === 1) ours.push(c);
-  return ours;
+  const written = yield* rows<{ id: string }>(dispatchText(d), now, now, now, ...underLease(claims));
+  const ours = new Set(written.map((r) => r.id));
+  return claims.filter((c) => ours.has(c.item.id));
 }
 
 function* acknowledgeStep(d: Dialect, claims: Claim[], result: string, now: Date): Step<number> {
-  const text = acknowledgeText(d);
-  let acknowledged = 0;
-  for (const c of claims) acknowledged += yield* count(text, result, now, c.item.id, c.leaseToken);
-  return acknowledged;
+  return yield* count(acknowledgeText(d), result, now, ...underLease(claims));
 }
 
 /**

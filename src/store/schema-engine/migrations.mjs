@@ -2,45 +2,27 @@
 // Used at start (apply), by `npm run migrate:create` and by CI's `npm run migrate:check`.
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { openEngine } from "./engine.mjs";
+import { migrationFolders, providerOfUrl, schemas } from "./migration-files.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export { providerOfUrl, schemas };
+
 const filters = { externalTables: [], externalEnums: [] };
 
-/** The two schemas: SQLite is the source, PostgreSQL its generated twin. */
-export const schemas = {
-  sqlite: path.join(root, "prisma/schema.prisma"),
-  postgresql: path.join(root, "prisma/postgres/schema.prisma"),
-};
-
-export const providerOfUrl = (url) => (/^postgres(ql)?:/.test(url) ? "postgresql" : "sqlite");
-
 function migrationsList(schemaPath) {
-  const dir = path.join(path.dirname(schemaPath), "migrations");
-  fs.mkdirSync(dir, { recursive: true });
+  const { dir, migrations } = migrationFolders(schemaPath);
   const lock = path.join(dir, "migration_lock.toml");
   return {
     baseDir: dir,
     lockfile: { path: "migration_lock.toml", content: fs.existsSync(lock) ? fs.readFileSync(lock, "utf8") : null },
     shadowDbInitScript: "",
-    migrationDirectories: fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-      .map((name) => {
-        const file = path.join(dir, name, "migration.sql");
-        return {
-          path: name,
-          migrationFile: {
-            path: "migration.sql",
-            content: fs.existsSync(file)
-              ? { tag: "ok", value: fs.readFileSync(file, "utf8") }
-              : { tag: "error", value: "missing migration.sql" },
-          },
-        };
-      }),
+    migrationDirectories: migrations.map(({ name, script }) => ({
+      path: name,
+      migrationFile: {
+        path: "migration.sql",
+        content: script === null ? { tag: "error", value: "missing migration.sql" } : { tag: "ok", value: script },
+      },
+    })),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { HandlerContext } from "../../app/context";
@@ -8,7 +7,6 @@ import { defineRoute } from "../http/route";
 import { PACKET_ROUTE_BODY_LIMIT } from "../http/run-routes";
 import { isAllowedOrigin } from "./origin";
 import { RunWakers } from "./run-wakers";
-import { toolServer } from "./tool-server";
 
 export interface McpRouteOptions {
   /** HOLDFAST_PUBLIC_URL: the deployment's own origin, which a browser page may call `/mcp` from. */
@@ -26,6 +24,15 @@ const DESCRIPTION =
   "The Model Context Protocol over Streamable HTTP, stateless (no session: any process answers any call), JSON " +
   "responses. Send `Accept: application/json, text/event-stream`. The tools act as the agent whose key this is. " +
   "A browser Origin other than the deployment's own is refused (403).";
+
+/** The MCP SDK is loaded with the first call: it is about 25 MB of a bot that no agent calls over MCP. */
+const mcpServer = async () => {
+  const [{ StreamableHTTPServerTransport }, { toolServer }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("./tool-server"),
+  ]);
+  return { StreamableHTTPServerTransport, toolServer };
+};
 
 /**
  * `/mcp`: a new MCP server and transport per request, so nothing outlives the request. Before any tool runs:
@@ -65,6 +72,7 @@ export function registerMcpRoute(app: FastifyInstance, ctx: HandlerContext, opti
     async ({ auth: agent }, request, reply) => {
       const call = new AbortController();
       open.set(call, reply.raw);
+      const { StreamableHTTPServerTransport, toolServer } = await mcpServer();
       const server = toolServer({ ctx, agent, signal: call.signal, pollMs: options.pollMs ?? 500, wakers });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
