@@ -58,7 +58,8 @@ describe("the bot process", () => {
     const built = path.resolve("dist/main.mjs");
     if (fs.existsSync(built)) fs.utimesSync(built, new Date(0), new Date(0)); // older than every source file
     const env = { DATABASE_URL: `file:${path.join(dir, "npm-start.db")}` };
-    const bot = await spawnBot(env, { command: ["npm", "start"] });
+    // A group of its own: a failed run must not leave npm's child (the bot) running after npm is killed.
+    const bot = await spawnBot(env, { command: ["npm", "start"], detached: true });
     try {
       await bot.waitForLog(isServing, 60_000);
       expect(fs.statSync(built).mtimeMs).toBeGreaterThan(Date.now() - 120_000);
@@ -72,7 +73,9 @@ describe("the bot process", () => {
       bot.child.kill("SIGTERM");
       expect(await bot.exited).toBe(0);
     } finally {
-      bot.child.kill("SIGKILL");
+      try {
+        if (bot.child.pid) process.kill(-bot.child.pid, "SIGKILL");
+      } catch {} // the group is gone already: it stopped cleanly
     }
   }, 90_000);
 
