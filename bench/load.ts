@@ -220,9 +220,14 @@ try {
   console.log(`  peak RSS per process (MB): ${bots.map((b) => peakRssMb(b.child.pid!).toFixed(0)).join(", ")}`);
   console.log(`  database size: ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MB`);
   console.log(
-    `  ${items.length} deliveries: lost ${lost}, doubled ${doubled}, received without an item ${strangers}, still HELD ${stillHeld}`,
+    `  ${items.length} deliveries: lost ${lost}, received twice or more with one key ${doubled} (the destinations keep keys: applied once there), received without an item ${strangers}, still HELD ${stillHeld}`,
   );
   if (lost || doubled || strangers || stillHeld || approved !== CLICKS || actions !== CLICKS) process.exitCode = 1;
+} catch (error) {
+  // What the processes logged at error level says more than the failed call.
+  for (const line of bots.flatMap((b) => b.logs).filter((l) => Number(l.level) >= 50))
+    console.log(JSON.stringify(line));
+  throw error;
 } finally {
   for (const bot of bots) bot.child.kill("SIGKILL");
   await Promise.all(bots.map((b) => b.exited));

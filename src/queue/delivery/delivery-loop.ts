@@ -1,5 +1,6 @@
 import type { PlanIntake } from "../../store/outbox/lease-at-plan";
 import type { Claim } from "../../store/outbox/types";
+import { watchDatabase } from "../database-watch";
 import { claimRound } from "./claim-round";
 import { Intake } from "./intake";
 import { type DeliveryContext, type DeliveryLoopOptions, deliveryContext } from "./options";
@@ -109,9 +110,11 @@ export class DeliveryLoop {
 
   private async afterRound(claims: Claim[]): Promise<void> {
     if (claims.length === 0 || !this.ctx.afterRound) return;
-    await Promise.resolve(this.ctx.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
-      this.ctx.log.warn({ err: error.message }, "after-round step failed"),
-    );
+    const { store, log } = this.ctx;
+    await Promise.resolve(this.ctx.afterRound(claims.map((c) => c.item))).catch((error: Error) => {
+      // A lost database is the watch's one line each way, not one per round.
+      if (!watchDatabase(store, log).outage(error)) log.warn({ err: error.message }, "after-round step failed");
+    });
   }
 
   /** Up to `roundsInFlight` rounds at once; idle when nothing was due, until the poll interval or a nudge. */

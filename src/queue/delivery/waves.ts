@@ -1,6 +1,7 @@
 import { laneOf } from "../../policy/ids";
 import { markDispatchedMany } from "../../store/outbox/marks";
 import type { Claim } from "../../store/outbox/types";
+import { watchDatabase } from "../database-watch";
 import { freshGate, type Gate, openClaims } from "./gate";
 import type { DeliveryContext } from "./options";
 import { sendDispatched } from "./settle";
@@ -31,7 +32,7 @@ export async function sendWaves(ctx: DeliveryContext, claims: Claim[]): Promise<
     gate = await freshGate(ctx, gate, claims);
     await openClaims(ctx, wave, gate)
       .then((open) => sendWave(ctx, open))
-      .catch((error: Error) => ctx.log.error({ err: error.message }, "delivery wave failed"));
+      .catch((error: Error) => waveFailed(ctx, error));
   }
 }
 
@@ -42,7 +43,10 @@ async function sendWave(ctx: DeliveryContext, wave: Claim[]): Promise<void> {
 
 /** A round of items dispatched elsewhere (the intake): one wave, as each is alone in its lane. */
 export async function sendDispatchedWave(ctx: DeliveryContext, claims: Claim[]): Promise<void> {
-  await sendDispatched(ctx, claims).catch((error: Error) =>
-    ctx.log.error({ err: error.message }, "delivery wave failed"),
-  );
+  await sendDispatched(ctx, claims).catch((error: Error) => waveFailed(ctx, error));
+}
+
+/** A lost database is the watch's one line when it goes and one when it is back, not one per wave. */
+function waveFailed(ctx: DeliveryContext, error: Error): void {
+  if (!watchDatabase(ctx.store, ctx.log).outage(error)) ctx.log.error({ err: error.message }, "delivery wave failed");
 }
