@@ -32,6 +32,7 @@ describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
     const agent = config.tenants.acme.agents["ops-agent"];
     for (const key of ["a1", "a2", "c1"]) agent.destinations[`${receiver.url}/${key}`] = "none";
     agent.limits = { minInterval: 50 };
+    agent.webhook = `${receiver.url}/agent`; // the demo receiver is served only without HOLDFAST_CONFIG
     fs.writeFileSync(path.join(dir, "holdfast.yaml"), stringifyYaml(config));
     const env = {
       HOLDFAST_CONFIG: path.join(dir, "holdfast.yaml"),

@@ -31,6 +31,16 @@ export interface Checklist {
 }
 
 /**
+ * Where a trigger's unbroken sequence starts: at the pause for a trigger that ticked before it; a trigger
+ * registered during the pause starts with its first recorded tick (its scheduler's first slot comes after a
+ * registration, not at it), so only gaps after that count.
+ */
+function sequenceStart(createdAt: Date, pausedAt: Date, firstRecorded: Date | undefined): Date {
+  if (createdAt <= pausedAt) return pausedAt;
+  return firstRecorded ? new Date(firstRecorded.getTime() - 1) : createdAt;
+}
+
+/**
  * The resume checklist (design.md section 12), in its order: the agent's word on its checkpoint, the held
  * ledger against the schedule, the events held, the tokens revoked, the destinations' key windows, the
  * resumer. It only reads (and asks the agent), so a preflight may run it as often as it is shown.
@@ -52,7 +62,7 @@ export async function runChecklist(ctx: HandlerContext, subject: ChecklistSubjec
   const ledgers: TriggerLedger[] = triggers.map((t) => ({
     key: t.key,
     cadence: cadenceOf(t),
-    after: new Date(Math.max(t.createdAt.getTime(), pausedAt.getTime())),
+    after: sequenceStart(t.createdAt, pausedAt, rows.find((r) => r.triggerId === t.id)?.dueAt),
     upTo: t.lastDueAt,
     recorded: rows.filter((r) => r.triggerId === t.id).map((r) => r.dueAt),
   }));
