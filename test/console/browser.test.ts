@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../src/bot/app/demo/seed";
 import { refusalText } from "../../src/bot/surfaces/chat/refusals";
 import { findRun } from "../../src/store/approvals/runs";
+import { portOrFree } from "../support/bot-process";
 import { type DemoApp, plantNeedsReview, startDemoApp } from "../support/console-app";
 import { KEYS } from "../support/harness";
 
@@ -72,7 +73,8 @@ describe("the console in headless Chromium", () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     // The monitor ticks every second, so the escalation step below does not wait 30 s for its ping.
-    demo = await startDemoApp({ env: { HOLDFAST_MONITOR_INTERVAL: "1s" } });
+    // On PORT=3999 (a port other than the default, as a newcomer's machine often needs), unless it is taken.
+    demo = await startDemoApp({ port: await portOrFree(3999), env: { HOLDFAST_MONITOR_INTERVAL: "1s" } });
     profile = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-chromium-"));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: "/usr/bin/chromium",

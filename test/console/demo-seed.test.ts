@@ -1,21 +1,12 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO } from "../../src/bot/app/demo/seed";
-import { freePort } from "../support/bot-process";
+import { freePort, portOrFree } from "../support/bot-process";
 import { type DemoApp, startDemoApp } from "../support/console-app";
 import { createTestDatabase, PROVIDERS } from "../support/databases";
-
-/** Whether nothing listens on this port of 127.0.0.1 now. */
-const portIsFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
 
 describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
   let db: { url: string; drop(): Promise<void> };
@@ -71,7 +62,7 @@ describe.each(PROVIDERS)("the offline demo on %s", (provider) => {
   it("runs on PORT=3999: it seeds, and its trigger reaches the demo receiver", async () => {
     db = await freshDatabase();
     // The example declares the receiver at ${PORT}, so any port works; 3999 unless another run holds it.
-    const port = (await portIsFree(3999)) ? 3999 : await freePort();
+    const port = await portOrFree(3999);
     demo = await startDemoApp({ databaseUrl: db.url, port });
     expect(demo.demoLine).toContain(`demo ready: open the console at http://127.0.0.1:${port}/`);
     expect(await seeded()).toEqual({ triggers: 1, runs: 1, waitingForRita: 1, events: 1 });

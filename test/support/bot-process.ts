@@ -10,6 +10,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether nothing listens on this port of 127.0.0.1 now. */
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+/** This port if nothing listens there now (a README's own example, say PORT=3999), else a free one. */
+export async function portOrFree(port: number): Promise<number> {
+  return (await portIsFree(port)) ? port : freePort();
+}
+
 export interface BotProcess {
   child: ChildProcess;
   port: number;
