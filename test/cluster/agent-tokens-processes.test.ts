@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { useBotCluster } from "../support/bot-cluster";
-import type { BotProcess } from "../support/bot-process";
+import { callBot } from "../support/bot-process";
 import { REDIS_URL } from "../support/held-harness";
 
 // A token lives in the database: minted on one process, honoured and revoked on the other (PostgreSQL).
@@ -28,14 +28,7 @@ function writeConfig(): string {
   return file;
 }
 
-async function api(bot: BotProcess, key: string, method: string, url: string, body?: unknown) {
-  const response = await fetch(`${bot.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, json: (await response.json()) as any };
-}
+const api = callBot;
 
 describe("agent tokens on two processes (PostgreSQL)", () => {
   const cluster = useBotCluster("tokens");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { useBotCluster } from "../support/bot-cluster";
-import type { BotProcess } from "../support/bot-process";
+import { callBot } from "../support/bot-process";
 import { type EffectReceiver, startEffectReceiver } from "../support/effect-receiver";
 import { REDIS_URL } from "../support/held-harness";
 import { until } from "../support/until";
@@ -44,14 +44,7 @@ function writeConfig(receiver: EffectReceiver): string {
   return file;
 }
 
-async function api(bot: BotProcess, key: string, method: string, url: string, body?: unknown) {
-  const response = await fetch(`${bot.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, json: (await response.json()) as any };
-}
+const api = callBot;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

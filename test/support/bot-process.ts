@@ -23,6 +23,16 @@ export async function portOrFree(port: number): Promise<number> {
   return (await portIsFree(port)) ? port : freePort();
 }
 
+/** One request to a running bot with a key: its status and its JSON answer. */
+export async function callBot(bot: { url: string }, key: string, method: string, url: string, body?: unknown) {
+  const response = await fetch(`${bot.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, json: (await response.json()) as any };
+}
+
 export interface BotProcess {
   child: ChildProcess;
   port: number;
