@@ -51,6 +51,13 @@ describe.each(PROVIDERS)("the console's sessions, forms and pages on %s", (provi
     const b = h.browser();
     const form = await b.get("/sign-in");
     expect((await b.post("/sign-in", { _csrf: Browser.token(form), key: "not-a-key" })).status).toBe(401);
+    // As long as a real key but not ASCII: refused like any wrong key, never a 500.
+    const notAscii = "\u00e9".repeat(KEYS.alice.length);
+    expect((await b.post("/sign-in", { _csrf: Browser.token(form), key: notAscii })).status).toBe(401);
+    const api = await h.inject("GET", "/v1/agents", undefined, undefined, undefined, {
+      authorization: `Bearer ${notAscii}`,
+    });
+    expect(api.status).toBe(401);
     expect((await b.post("/sign-in", { key: KEYS.alice })).status).toBe(403);
     expect((await h.browser().post("/sign-in", { _csrf: Browser.token(form), key: KEYS.alice })).status).toBe(403);
     expect(await h.ctx.store.db.consoleSession.count()).toBe(0);
