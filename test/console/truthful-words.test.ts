@@ -138,6 +138,23 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
     expect(overview).toMatch(/retrying\D{0,40}1/);
   });
 
+  it("counts the same item as held while a pause holds the agent: its next attempt waits for the resume", async () => {
+    h = await createConsoleHarness(provider);
+    const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "none" };
+    const destination = "http://127.0.0.1:4000/actions";
+    await planDelivery(h.ctx.store, { ...base, id: "retried", destination, payload: { n: 1 } }, new Date());
+    await h.ctx.store.db.outboxItem.update({
+      where: { id: "retried" },
+      data: { attempts: 2, lastResult: "HTTP 503", nextAttemptAt: new Date(Date.now() + 60_000) },
+    });
+    const alice = h.browser();
+    const csrf = await alice.signIn("alice");
+    expect((await alice.post("/agents/ops-agent/pause", { reason: "vacation", _csrf: csrf })).status).toBe(200);
+    const agentPage = fromHtml((await alice.get("/agents/ops-agent")).body);
+    expect(agentPage).toContain("Held outbound actions: 1");
+    expect(agentPage).not.toContain("retrying after a failed attempt");
+  });
+
   it("says a review item's result once: the attempt and its time stand apart", async () => {
     h = await createConsoleHarness(provider);
     const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "key-retained 24h" };

@@ -11,6 +11,7 @@ import { standingOf } from "../../../store/directory/directory";
 import { countHeldWork, type HeldCounts, heldByPolicy } from "../../../store/held/counts";
 import { cadenceOf, listTriggers, type StoredTrigger } from "../../../store/held/triggers";
 import type { HandlerContext } from "../context";
+import { heldAsSeen } from "../held/held-as-seen";
 import { runChecklist } from "./checklist";
 import { type ControlView, controlView } from "./control-view";
 
@@ -73,7 +74,8 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   return {
     ...base,
     kind: "ready",
-    ...withOverdue(held, byPolicy, triggers, ctx.now()),
+    // A preflight that is ready finds the agent paused: what waits for a retry waits for this resume too.
+    ...withOverdue(heldAsSeen(held, true), byPolicy, triggers, ctx.now()),
     checklist: checklist.items,
   };
 }

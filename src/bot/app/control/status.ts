@@ -3,6 +3,7 @@ import { readControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
 import { countHeldWork, findOldestWaits, type HeldCounts, type OldestWaits } from "../../../store/held/counts";
 import type { HandlerContext } from "../context";
+import { heldAsSeen } from "../held/held-as-seen";
 import { type ControlView, controlView, type TenantView, tenantView } from "./control-view";
 
 export interface AgentStatus {
@@ -28,7 +29,7 @@ export async function agentStatus(ctx: HandlerContext, agent: KnownAgent): Promi
     control: view,
     tenantPaused: view.effective.by === "tenant",
     tenantHold: view.effective.by === "tenant" && tenant ? await tenantView(db, agent.tenantId, tenant) : null,
-    held,
+    held: heldAsSeen(held, view.effective.state !== "RUNNING"),
     oldest,
   };
 }

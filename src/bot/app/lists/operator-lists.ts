@@ -14,6 +14,7 @@ import { runsPage } from "../../../store/lists/runs-page";
 import { isCheckpointRun } from "../approvals/run-view";
 import type { HandlerContext } from "../context";
 import { type ControlView, controlViewOf } from "../control/control-view";
+import { heldAsSeen } from "../held/held-as-seen";
 
 /**
  * The operator's lists (GET /v1/agents, /v1/runs, /v1/audit, and the web console): plain handlers over one
@@ -122,7 +123,12 @@ export async function listAgents(
     const record = controls.get(agentScope(agent.id))!;
     const setBy = record.setBy ? (names.get(record.setBy) ?? record.setBy) : null;
     const { agent: name, ...control } = controlViewOf(agent.name, record, tenant, setBy);
-    return { name, ...control, tenantPaused: control.effective.by === "tenant", held: held.get(agent.id)! };
+    return {
+      name,
+      ...control,
+      tenantPaused: control.effective.by === "tenant",
+      held: heldAsSeen(held.get(agent.id)!, control.effective.state !== "RUNNING"),
+    };
   });
   return { kind: "page", ...pageAnswer(items, found.next) };
 }
