@@ -20,26 +20,68 @@ function newestChange(entry) {
   return newest;
 }
 
-const built = fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0;
-if (process.argv.includes("--force") || Math.max(...inputs.map(newestChange)) >= built) {
-  fs.rmSync(outdir, { recursive: true, force: true }); // no chunk of an earlier build is left behind
-  await build({
-    entryPoints: [path.join(root, "src/bot/main/main.ts")],
-    outdir,
-    outExtension: { ".js": ".mjs" },
-    // Lazily imported modules (the chat adapters) become chunks of their own, so their packages load only then.
-    splitting: true,
-    chunkNames: "[name]-[hash]",
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    sourcemap: "linked",
-    logLevel: "warning",
-    plugins: [sourceLocatedUrls()],
-  });
+const isStale = () => {
+  const built = fs.existsSync(outfile) ? fs.statSync(outfile).mtimeMs : 0;
+  return Math.max(...inputs.map(newestChange)) >= built;
+};
+
+/**
+ * Several `npm start`s of one checkout may run at once (two processes on one machine, a test suite): one builds
+ * at a time (a lock directory; one left by a killed build is taken over after a minute), the next finds the
+ * build fresh, and a build lands file by file with renames, the entry last, so a process starting meanwhile reads
+ * either the old build or the new one, never a half-written or a deleted file.
+ */
+async function withBuildLock(work) {
+  const lock = path.join(root, "dist.lock");
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
 }
+
+const force = process.argv.includes("--force");
+await withBuildLock(async () => {
+  if (!force && !isStale()) return;
+  // Beside dist/, at the same depth, so the relative source URLs below hold for both.
+  const staging = fs.mkdtempSync(path.join(root, ".dist-build-"));
+  try {
+    await build({
+      entryPoints: [path.join(root, "src/bot/main/main.ts")],
+      outdir: staging,
+      outExtension: { ".js": ".mjs" },
+      // Lazily imported modules (the chat adapters) become chunks of their own, so their packages load only then.
+      splitting: true,
+      chunkNames: "[name]-[hash]",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      packages: "external",
+      sourcemap: "linked",
+      logLevel: "warning",
+      plugins: [sourceLocatedUrls()],
+    });
+    fs.mkdirSync(outdir, { recursive: true });
+    // Chunks carry their content's hash in their names, so an earlier build's stay valid for a process still
+    // running from it (a lazily loaded adapter); the entry, which names the chunks it needs, goes last.
+    const files = fs.readdirSync(staging).sort((a, b) => Number(a.startsWith("main.")) - Number(b.startsWith("main.")));
+    for (const name of files) fs.renameSync(path.join(staging, name), path.join(outdir, name));
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+});
 
 /**
  * One bundle has one `import.meta.url`, but a few modules find files next to themselves (the worker threads'

@@ -37,7 +37,9 @@ function groupMembers(pgid: number): number[] {
 
 describe("starting and stopping like a service", () => {
   it("npm start runs the bot as the process that gets the signal: a SIGTERM to npm stops it cleanly and leaves no process", async () => {
-    // --ignore-scripts skips prestart (prisma generate), which would rewrite the client other test files use.
+    // --ignore-scripts skips prestart (prisma generate), which would rewrite the client other test files use;
+    // its other half, the build of dist/ that `npm start` runs, is made here (a fresh clone has none).
+    execFileSync("node", ["scripts/build.mjs"], { stdio: "ignore" });
     const bot = await spawnBot(freshEnv("npm", { HOLDFAST_DRAIN_TIMEOUT: "20s" }), {
       command: ["npm", "start", "--silent", "--ignore-scripts"],
       detached: true,
