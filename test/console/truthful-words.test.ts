@@ -120,8 +120,8 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
     }
   });
 
-  it("counts an item waiting for its next attempt as retrying, not held, while the agent runs", async () => {
-    h = await createConsoleHarness(provider);
+  /** An action of ops-agent that failed two attempts and waits a minute for its next one. */
+  async function planRetriedAction() {
     const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "none" };
     const destination = "http://127.0.0.1:4000/actions";
     await planDelivery(h.ctx.store, { ...base, id: "retried", destination, payload: { n: 1 } }, new Date());
@@ -129,6 +129,11 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
       where: { id: "retried" },
       data: { attempts: 2, lastResult: "HTTP 503", nextAttemptAt: new Date(Date.now() + 60_000) },
     });
+  }
+
+  it("counts an item waiting for its next attempt as retrying, not held, while the agent runs", async () => {
+    h = await createConsoleHarness(provider);
+    await planRetriedAction();
     const alice = h.browser();
     await alice.signIn("alice");
     const agentPage = fromHtml((await alice.get("/agents/ops-agent")).body);
@@ -140,13 +145,7 @@ describe.each(PROVIDERS)("the console's words and pages on %s", (provider) => {
 
   it("counts the same item as held while a pause holds the agent: its next attempt waits for the resume", async () => {
     h = await createConsoleHarness(provider);
-    const base = { kind: "action" as const, tenantId: "acme", agentId: "acme:ops-agent", contract: "none" };
-    const destination = "http://127.0.0.1:4000/actions";
-    await planDelivery(h.ctx.store, { ...base, id: "retried", destination, payload: { n: 1 } }, new Date());
-    await h.ctx.store.db.outboxItem.update({
-      where: { id: "retried" },
-      data: { attempts: 2, lastResult: "HTTP 503", nextAttemptAt: new Date(Date.now() + 60_000) },
-    });
+    await planRetriedAction();
     const alice = h.browser();
     const csrf = await alice.signIn("alice");
     expect((await alice.post("/agents/ops-agent/pause", { reason: "vacation", _csrf: csrf })).status).toBe(200);
