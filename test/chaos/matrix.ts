@@ -34,9 +34,22 @@ async function workload(scene: Scene, a: BotProcess, b: BotProcess): Promise<voi
   await events(b, 5, 3);
 }
 
-/** SIGKILL at a delivery boundary: one process armed to pause there, one clean; more work until it is reached. */
+/**
+ * SIGKILL at a delivery boundary: one process armed to pause there, one clean; more work until it is reached.
+ * A fresh delivery whose lane is free is dispatched as it is planned (store/outbox/lease-at-plan.ts), with no
+ * claim, by the process that planned it; so for the claim's own boundary every action's first call answers 503,
+ * and its retry goes through the claim of whichever process takes it.
+ */
 function killAt(point: FaultPoint): Entry["run"] {
   return async (scene) => {
+    if (point === "before-claim-commit") {
+      const refused = new Set<string>();
+      scene.receiver.behave = (call) => {
+        if (!call.path.startsWith("/act/") || refused.has(call.key)) return { kind: "ok" };
+        refused.add(call.key);
+        return { kind: "status", status: 503 };
+      };
+    }
     const [armed, clean] = await Promise.all([scene.start({ HOLDFAST_PAUSE_AT: point }), scene.start()]);
     await workload(scene, armed, clean);
     const deadline = Date.now() + 20_000;
