@@ -48,8 +48,9 @@ async function settle(store: Store, ms: number): Promise<void> {
 /**
  * The chaos suite's invariants, checked at the receiver and in the database (issue 23): each approved action
  * and each delivery applied exactly once or in NEEDS_REVIEW with its three facts; each occurrence of a trigger
- * once (no gap, no double); events of an agent once and in order (or in review, their webhook keeping no keys); nothing of a paused agent sent while it was
- * paused; an audit row for every control action. Returns violations as words, not assertions, for the table.
+ * once (no gap, no double); events of an agent once and in order (or in review: their webhook keeps no keys);
+ * nothing of a paused agent sent while it was paused; an audit row for every control action. Returns
+ * violations as words, not assertions, for the table.
  */
 export async function checkInvariants(input: InvariantInput): Promise<InvariantReport> {
   const { store, receiver } = input;
@@ -104,8 +105,8 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   const events = await store.db.inboxEvent.findMany({ orderBy: { seq: "asc" } });
   // An event's webhook keeps no keys (contract none): a delivery in doubt (its process died after marking it
   // DISPATCHED) goes to review, never out again; with its facts (checked above) it is accounted for, not lost.
-  const inReview = new Set(items.filter((i) => i.state === "NEEDS_REVIEW").map((i) => i.id));
-  const reviewed = (suffix: string) => [...inReview].some((id) => id.endsWith(suffix));
+  const inReview = items.filter((i) => i.state === "NEEDS_REVIEW").map((i) => i.id);
+  const reviewed = (suffix: string) => inReview.some((id) => id.endsWith(suffix));
   const byAgent = new Map<string, string[]>();
   for (const e of events) {
     const suffix = `:event:${e.eventId}`;
