@@ -1,6 +1,10 @@
+import { tuneV8 } from "../src/bot/main/v8-tuning";
 import { benchApprovals } from "./approvals";
 import { benchChat } from "./chat";
 import { runHeldBench } from "./held";
+
+// The V8 flags the bot runs with (npm start), so the figures are the production process's.
+tuneV8();
 
 // Each benchmark lives in its own file and prints its own figures; nothing here asserts timings. The held-work
 // figures come from one run against the same Redis, so their ratios compare like with like.

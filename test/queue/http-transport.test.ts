@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpTransport } from "../../src/queue/delivery/http-transport";
 import type { OutboxItem } from "../../src/store/outbox/types";
+import { until } from "../support/until";
 
 /** A destination whose answer each test picks by path: 200, 503, 400, or none at all. */
 let server: http.Server;
@@ -104,5 +105,25 @@ describe("the HTTP delivery transport", () => {
     await transport.close?.();
     expect((await transport.send(item("k-after", `${base}/200`), "attempt-2")).kind).toBe("acknowledged");
     await transport.close?.();
+  });
+});
+
+describe("the HTTP delivery transport's thread", () => {
+  it("ends once it has had nothing to send for a while, and the next send starts another", async () => {
+    const transport = httpTransport(2_000, new Map(), 100);
+    try {
+      expect(transport.threadRunning()).toBe(false);
+      expect((await transport.send(item("k-idle-1", `${base}/200`), "attempt-1")).kind).toBe("acknowledged");
+      expect(transport.threadRunning()).toBe(true);
+      await until(
+        async () => transport.threadRunning(),
+        (running) => !running,
+        5_000,
+      );
+      expect((await transport.send(item("k-idle-2", `${base}/200`), "attempt-1")).kind).toBe("acknowledged");
+      expect(seen.filter((s) => s.key.startsWith("k-idle-")).map((s) => s.key)).toEqual(["k-idle-1", "k-idle-2"]);
+    } finally {
+      await transport.close?.();
+    }
   });
 });

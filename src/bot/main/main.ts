@@ -3,6 +3,9 @@ import { parseEnv } from "./config/env";
 import { createLogger, logFormatFor } from "./logger";
 import { installProcessGuard } from "./process-guard";
 import { holdSignalsDuringStart, stopOnSignals } from "./shutdown";
+import { tuneV8 } from "./v8-tuning";
+
+tuneV8();
 
 // LOG_FORMAT is read before the rest is validated, so even a bad environment is reported readably.
 const format = logFormatFor(

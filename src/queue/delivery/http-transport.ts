@@ -36,7 +36,13 @@ interface PostResult {
  * over as one message (threads/protocol.mjs). If the thread dies, what it had in flight is uncertain, and the next send starts a
  * new one.
  */
-function postThread(timeoutMs: number, signing: SigningKeys) {
+/**
+ * A thread with nothing to send for this long ends, and the next send starts another: an idle thread holds
+ * about 10 MB (its own V8 heap), and starting one costs tens of milliseconds, once per burst.
+ */
+const THREAD_IDLE_MS = 30_000;
+
+function postThread(timeoutMs: number, signing: SigningKeys, idleMs: number) {
   // The keys go to the thread once, at its start; each send names its key by index.
   const keyIndex = new Map([...signing.keys()].map((agentId, i) => [agentId, i]));
   const signingKeys = [...signing.values()].map((key) => new Uint8Array(key));
@@ -48,6 +54,20 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
     worker ??= start();
     worker.postMessage(sends);
   });
+  let idle: NodeJS.Timeout | null = null;
+  const endWhenIdle = () => {
+    if (idle) clearTimeout(idle);
+    idle = null;
+    if (waiting.size > 0 || !worker) return;
+    idle = setTimeout(() => {
+      idle = null;
+      if (waiting.size > 0 || !worker) return;
+      const thread = worker;
+      worker = null;
+      void thread.terminate();
+    }, idleMs);
+    idle.unref();
+  };
 
   const start = () => {
     const thread = new Worker(new URL("./http-thread.worker.mjs", import.meta.url), {
@@ -61,9 +81,12 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
         waiting.get(id)?.(error === null ? { status } : { status, error });
         waiting.delete(id);
       }
+      endWhenIdle();
     });
     const lost = (why: string) => {
-      if (worker === thread) worker = null;
+      // A thread ended for idleness is no longer the current one, and what waits now is another thread's.
+      if (worker !== thread) return;
+      worker = null;
       for (const resolve of waiting.values()) resolve({ status: 0, error: `delivery thread stopped: ${why}` });
       waiting.clear();
     };
@@ -82,9 +105,14 @@ function postThread(timeoutMs: number, signing: SigningKeys) {
       const id = nextId++;
       const keyAt = keyIndex.get(signer.agentId) ?? -1;
       SendRecord.encode(outgoing.open(), id, destination, body, keyAt, signer.webhookId, headers);
+      if (idle) clearTimeout(idle);
+      idle = null;
       return new Promise((resolve) => waiting.set(id, resolve));
     },
+    /** Whether a thread is running now (it ends after `idleMs` with nothing to send). */
+    running: () => worker !== null,
     async close() {
+      if (idle) clearTimeout(idle);
       await worker?.terminate();
       worker = null;
     },
@@ -115,8 +143,12 @@ const UNSENDABLE_KEY: AttemptOutcome = {
  * hostname resolving to a link-local or metadata address) is never connected to: `not_sent`, permanent. An
  * item whose key a header cannot carry is never sent either, and needs a person's review at once.
  */
-export function httpTransport(timeoutMs = 10_000, signing: SigningKeys = new Map()): DeliveryTransport {
-  const thread = postThread(timeoutMs, signing);
+export function httpTransport(
+  timeoutMs = 10_000,
+  signing: SigningKeys = new Map(),
+  idleMs = THREAD_IDLE_MS,
+): DeliveryTransport & { threadRunning(): boolean } {
+  const thread = postThread(timeoutMs, signing, idleMs);
   // Made on the first lookup and dropped on close: like the thread, a later use starts it again.
   let lookups: Agent | null = null;
   return {
@@ -135,6 +167,7 @@ export function httpTransport(timeoutMs = 10_000, signing: SigningKeys = new Map
       );
       return outcomeOf(result);
     },
+    threadRunning: thread.running,
     close: async () => {
       await thread.close();
       await lookups?.close();
