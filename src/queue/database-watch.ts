@@ -81,3 +81,17 @@ export function watchDatabase(store: Store, log: Logger): DatabaseWatch {
   watches.set(store, watch);
   return watch;
 }
+
+/**
+ * Logs a failed step at warn, unless it is part of a database outage: the watch says that once each way, so an
+ * outage is two lines however many steps it breaks.
+ */
+export function warnUnlessOutage(
+  store: Store,
+  log: Logger,
+  error: Error,
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
+  if (!watchDatabase(store, log).outage(error)) log.warn({ ...fields, err: error.message }, msg);
+}

@@ -89,6 +89,15 @@ for (const topology of topologies) {
           row.checked = report.checked;
           const violations = [...(outcome.violations ?? []), ...report.violations, ...unexpectedExits(scene)];
           row.result = violations.length ? "FAIL" : "holds";
+          // A failure's evidence: what each process warned of, with the violations' times beside it.
+          if (violations.length)
+            for (const b of scene.bots)
+              console.log(
+                `process ${b.child.pid}:\n${b.logs
+                  .filter((l) => Number(l.level ?? 30) >= 40)
+                  .map((l) => JSON.stringify(l))
+                  .join("\n")}`,
+              );
           expect(violations).toEqual([]);
         } finally {
           await scene.close();

@@ -1,3 +1,4 @@
+import { INBOX_QUEUED } from "../../src/policy/states";
 import type { Store } from "../../src/store/connection/client";
 import { sleep } from "./deployment";
 import type { EffectReceiver } from "./effect-receiver";
@@ -34,13 +35,15 @@ const agentOfPath = (p: string): number | null => {
   return match ? Number(match[1]) : null;
 };
 
-/** Waits until no outbox item is in flight (PLANNED or DISPATCHED), or the time is up. */
+/** Waits until no outbox item is in flight (PLANNED or DISPATCHED), no event is queued, or the time is up. */
 async function settle(store: Store, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     const open = await store.db.outboxItem.count({ where: { state: { in: ["PLANNED", "DISPATCHED"] } } });
     const releases = await store.db.release.count({ where: { state: { not: "DONE" } } });
-    if (open === 0 && releases === 0) return;
+    // An event queued behind one whose process died moves on at the next reconcile, not at once.
+    const queued = await store.db.inboxEvent.count({ where: { state: { in: INBOX_QUEUED } } });
+    if (open === 0 && releases === 0 && queued === 0) return;
     await sleep(200);
   }
 }
@@ -63,7 +66,10 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   for (const item of items) {
     const sent = calls.get(item.id) ?? 0;
     const applied = receiver.applied.get(item.id) ?? 0;
-    if (!SETTLED.has(item.state)) violations.push(`${item.id}: still ${item.state}`);
+    if (!SETTLED.has(item.state))
+      violations.push(
+        `${item.id}: still ${item.state} (attempts ${item.attempts}, next ${item.nextAttemptAt.toISOString()}, lease ${item.leaseExpiresAt?.toISOString() ?? "none"}, last ${item.lastResult ?? "-"}, checked ${new Date().toISOString()})`,
+      );
     if (DELIVERED.has(item.state) && applied !== 1)
       violations.push(`${item.id}: ${item.state} but applied ${applied}x`);
     if (item.contract === "none" && sent > 1)

@@ -1,3 +1,4 @@
+import { warnUnlessOutage } from "../../queue/database-watch";
 import { startMonitorQueue } from "../../queue/monitor";
 import type { HandlerContext } from "../app/context";
 import { createEscalationMonitor, type EscalationMonitor } from "../app/escalation/monitor-tick";
@@ -34,12 +35,15 @@ export async function startEscalations(
   options: EscalationWiringOptions,
 ): Promise<EscalationWiring> {
   const monitor = createChatEscalationMonitor(ctx, options);
+  // A tick the lost database broke is part of the outage the watch reports, not a line of its own.
+  const tickQuietly = () =>
+    monitor.tick().catch((error: Error) => warnUnlessOutage(ctx.store, ctx.log, error, "monitor tick failed"));
   const queue = await startMonitorQueue({
     redisUrl: options.redisUrl,
     prefix: options.prefix,
     log: ctx.log,
     everyMs: options.everyMs,
-    onTick: () => monitor.tick(),
+    onTick: () => tickQuietly(),
   });
   // A decision, a resume or a reconcile is a hint to look soon, so a resolved item's pings are settled within
   // a moment rather than at the next scheduled tick. Only a hint: the tick reads everything from the database.
@@ -47,7 +51,7 @@ export async function startEscalations(
   const lookSoon = () => {
     soon ??= setTimeout(() => {
       soon = undefined;
-      void monitor.tick().catch((error: Error) => ctx.log.warn({ err: error.message }, "monitor tick failed"));
+      void tickQuietly();
     }, HINT_DELAY_MS);
   };
   // A scheduler not set again after a Redis loss is set at the next start.

@@ -1,3 +1,4 @@
+import { warnUnlessOutage } from "../../queue/database-watch";
 import type { HandlerContext } from "../app/context";
 import type { HoldfastEventMap } from "../app/events";
 
@@ -60,7 +61,7 @@ function reactionTable(r: Partial<Reactors>): ReactionTable {
  * Subscribes the given reactors by the table; returns the unsubscribe. A reaction that fails is logged and
  * left: the database still holds the truth, and the next poll, sweep or start does what it would have done.
  */
-export function react(ctx: Pick<HandlerContext, "events" | "log">, reactors: Partial<Reactors>): () => void {
+export function react(ctx: Pick<HandlerContext, "events" | "log" | "store">, reactors: Partial<Reactors>): () => void {
   const table = reactionTable(reactors);
   const offs: Array<() => void> = [];
   for (const event of Object.keys(table) as Array<keyof HoldfastEventMap>) {
@@ -69,7 +70,9 @@ export function react(ctx: Pick<HandlerContext, "events" | "log">, reactors: Par
       const listener = (...args: unknown[]) => {
         const result = reaction(...args);
         if (result instanceof Promise)
-          result.catch((error: Error) => ctx.log.warn({ event, err: error.message }, `after ${event}: ${name} failed`));
+          result.catch((error: Error) =>
+            warnUnlessOutage(ctx.store, ctx.log, error, `after ${event}: ${name} failed`, { event }),
+          );
       };
       ctx.events.on(event, listener as never);
       offs.push(() => ctx.events.off(event, listener as never));

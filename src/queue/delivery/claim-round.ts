@@ -1,7 +1,7 @@
 import { pausedScopes } from "../../store/control/gate";
 import { claimDueItems } from "../../store/outbox/claim";
 import type { Claim } from "../../store/outbox/types";
-import { watchDatabase } from "../database-watch";
+import { warnUnlessOutage } from "../database-watch";
 import type { DeliveryContext } from "./options";
 
 /**
@@ -28,8 +28,7 @@ export async function claimRound(ctx: DeliveryContext): Promise<Claim[]> {
     });
   } catch (error) {
     // A lost database is one line when it goes and one when it is back (the watch), not one per round.
-    if (!watchDatabase(ctx.store, ctx.log).outage(error as Error))
-      ctx.log.warn({ err: (error as Error).message }, "delivery claim failed; holding deliveries");
+    warnUnlessOutage(ctx.store, ctx.log, error as Error, "delivery claim failed; holding deliveries");
     return [];
   }
 }

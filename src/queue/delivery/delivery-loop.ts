@@ -1,6 +1,6 @@
 import type { PlanIntake } from "../../store/outbox/lease-at-plan";
 import type { Claim } from "../../store/outbox/types";
-import { watchDatabase } from "../database-watch";
+import { warnUnlessOutage } from "../database-watch";
 import { claimRound } from "./claim-round";
 import { Intake } from "./intake";
 import { type DeliveryContext, type DeliveryLoopOptions, deliveryContext } from "./options";
@@ -111,10 +111,10 @@ export class DeliveryLoop {
   private async afterRound(claims: Claim[]): Promise<void> {
     if (claims.length === 0 || !this.ctx.afterRound) return;
     const { store, log } = this.ctx;
-    await Promise.resolve(this.ctx.afterRound(claims.map((c) => c.item))).catch((error: Error) => {
-      // A lost database is the watch's one line each way, not one per round.
-      if (!watchDatabase(store, log).outage(error)) log.warn({ err: error.message }, "after-round step failed");
-    });
+    // A lost database is the watch's one line each way, not one per round.
+    await Promise.resolve(this.ctx.afterRound(claims.map((c) => c.item))).catch((error: Error) =>
+      warnUnlessOutage(store, log, error, "after-round step failed"),
+    );
   }
 
   /** Up to `roundsInFlight` rounds at once; idle when nothing was due, until the poll interval or a nudge. */

@@ -24,7 +24,7 @@ export interface HoldfastMetrics {
   /** What handlers, the delivery loop and the release loop count through (`ctx.metrics`). */
   sink: MetricsSink;
   /** Counts the escalation events of the bot's event bus. */
-  listen(ctx: Pick<HandlerContext, "events" | "log">): void;
+  listen(ctx: Pick<HandlerContext, "events" | "log" | "store">): void;
   /** The Prometheus text exposition. */
   render(): Promise<{ contentType: string; body: string }>;
 }
