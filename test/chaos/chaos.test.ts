@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentKey, agentName, api } from "../support/deployment";
 import { checkInvariants } from "../support/invariants";
 import { type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres";
-import { AGENTS, type ChaosRedis, openScene, startChaosRedis, TICK_MS, type Topology, unexpectedExits } from "./driver";
+import {
+  type ChaosRedis,
+  openScene,
+  startChaosRedis,
+  stopAllTicks,
+  TICK_MS,
+  type Topology,
+  unexpectedExits,
+} from "./driver";
 import { type Entry, MATRIX } from "./matrix";
 
 /**
@@ -76,9 +83,7 @@ for (const topology of topologies) {
         try {
           const outcome = await entry.run!(scene);
           row.recoverMs = outcome.recoverMs;
-          const bot = scene.running()[0];
-          for (let i = 0; i < AGENTS && bot; i++)
-            await api(bot, agentKey(i), "DELETE", `/v1/agents/${agentName(i)}/triggers/tick`).catch(() => {});
+          const undeleted = await stopAllTicks(scene);
           const report = await checkInvariants({
             store: scene.store,
             receiver: scene.receiver,
@@ -87,7 +92,12 @@ for (const topology of topologies) {
             controlActions: outcome.controlActions,
           });
           row.checked = report.checked;
-          const violations = [...(outcome.violations ?? []), ...report.violations, ...unexpectedExits(scene)];
+          const violations = [
+            ...(outcome.violations ?? []),
+            ...undeleted,
+            ...report.violations,
+            ...unexpectedExits(scene),
+          ];
           row.result = violations.length ? "FAIL" : "holds";
           // A failure's evidence: what each process warned of, with the violations' times beside it.
           if (violations.length)

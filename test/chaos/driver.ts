@@ -158,6 +158,34 @@ export async function stopTicks(bot: BotProcess, i: number): Promise<void> {
   await api(bot, ADA, "DELETE", `/v1/agents/${agentName(i)}/triggers/tick`);
 }
 
+/**
+ * Deletes every agent's trigger so the scene comes to rest before its check. A delete that fails (the database
+ * just back, a process stopping) is tried again on the next running process; one still failing after 15 s is
+ * a violation, since ticks that go on would be caught in flight by the check.
+ */
+export async function stopAllTicks(scene: Scene): Promise<string[]> {
+  const failures: string[] = [];
+  for (let i = 0; i < AGENTS; i++) {
+    const deadline = Date.now() + 15_000;
+    for (let attempt = 0; ; attempt++) {
+      const bots = scene.running();
+      const bot = bots[attempt % Math.max(1, bots.length)];
+      if (!bot) return failures; // no process left: nothing ticks
+      const response = await fetch(`${bot.url}/v1/agents/${agentName(i)}/triggers/tick`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${ADA}` },
+      }).catch((error: Error) => ({ status: 0, statusText: error.message }));
+      if (response.status === 200 || response.status === 404) break;
+      if (Date.now() > deadline) {
+        failures.push(`agent ${i}: its trigger was not deleted (${response.status} ${response.statusText})`);
+        break;
+      }
+      await sleep(250);
+    }
+  }
+  return failures;
+}
+
 /** A run of agent `i` created through `via` and approved by rita through `decider`; resolves with its outbox key. */
 export async function approvedRun(scene: Scene, via: BotProcess, decider: BotProcess, i: number): Promise<string> {
   const run = await api(via, agentKey(i), "POST", "/v1/runs", {

@@ -35,7 +35,10 @@ const agentOfPath = (p: string): number | null => {
   return match ? Number(match[1]) : null;
 };
 
-/** Waits until no outbox item is in flight (PLANNED or DISPATCHED), no event is queued, or the time is up. */
+/**
+ * Waits until nothing is in flight (no PLANNED or DISPATCHED item, open release, queued event or HELD
+ * occurrence), or the time is up.
+ */
 async function settle(store: Store, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -43,7 +46,10 @@ async function settle(store: Store, ms: number): Promise<void> {
     const releases = await store.db.release.count({ where: { state: { not: "DONE" } } });
     // An event queued behind one whose process died moves on at the next reconcile, not at once.
     const queued = await store.db.inboxEvent.count({ where: { state: { in: INBOX_QUEUED } } });
-    if (open === 0 && releases === 0 && queued === 0) return;
+    // Slots a tick found missed are HELD until the release opened after its commit (or the orphaned-hold
+    // recovery, after a crash in between) takes them: in flight as well.
+    const held = await store.db.occurrence.count({ where: { state: "HELD" } });
+    if (open === 0 && releases === 0 && queued === 0 && held === 0) return;
     await sleep(200);
   }
 }
