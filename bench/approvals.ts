@@ -30,7 +30,14 @@ const fmt = (n: number) => n.toFixed(1);
  * rows must result), decision latency, and outbox deliveries to a local receiver against a plain HTTP
  * POST loop to the same receiver at the same concurrency, measured in the same run (the machine is noisy).
  */
-export async function benchApprovals(): Promise<void> {
+export interface ApprovalFigures {
+  decisionsPerSec: number;
+  decisionP99Ms: number;
+  /** Outbox deliveries per second over a plain POST loop's, to the same receiver. */
+  outboxRatio: number;
+}
+
+export async function benchApprovals(): Promise<ApprovalFigures> {
   const database = await freshPostgres();
   const receiver = await startEffectReceiver();
   const store = openStore(database.url);
@@ -147,6 +154,11 @@ export async function benchApprovals(): Promise<void> {
     console.log(
       `  outbox: ${fmt(outboxRate)}/s, plain HTTP POST loop: ${fmt(plainRate)}/s, ratio ${(outboxRate / plainRate).toFixed(2)}`,
     );
+    return {
+      decisionsPerSec: results.length / seconds,
+      decisionP99Ms: percentile(latencies, 0.99),
+      outboxRatio: outboxRate / plainRate,
+    };
   } finally {
     await store.close();
     await receiver.close();

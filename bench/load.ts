@@ -8,6 +8,7 @@ import { type BotProcess, isServing, spawnBot } from "../test/support/bot-proces
 import { api, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
 import { freshPostgres } from "./postgres";
+import { buildProduction, PRODUCTION, rssMiB } from "./process";
 import { startCountingReceiver } from "./receiver";
 
 /**
@@ -68,14 +69,7 @@ function writeDirectory(dir: string, tickUrl: string, actUrl: string): string {
   return file;
 }
 
-/** Peak resident set of a process (VmHWM), in MB. */
-const peakRssMb = (pid: number) => {
-  const line = fs
-    .readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmHWM:"));
-  return Number(line?.replace(/\D/g, "") ?? 0) / 1024;
-};
+const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
 const database = await freshPostgres();
@@ -87,7 +81,9 @@ const bots: BotProcess[] = [];
 try {
   const tickUrl = `${receiver.url}/t`;
   const actUrl = `${receiver.url}/act`;
+  // The processes are the production ones (`npm start`'s built dist/), so their memory is what production holds.
   const env = {
+    ...buildProduction(),
     DATABASE_URL: database.url,
     REDIS_URL: redis.url,
     HOLDFAST_CONFIG: writeDirectory(dir, tickUrl, actUrl),
@@ -98,9 +94,9 @@ try {
     LOG_LEVEL: "info",
   };
   // One process applies the migrations and the directory first; the others find them done.
-  bots.push(await spawnBot(env));
+  bots.push(await spawnBot(env, { command: PRODUCTION }));
   await bots[0]!.waitForLog(isServing, 300_000);
-  for (let p = 1; p < PROCESSES; p++) bots.push(await spawnBot(env));
+  for (let p = 1; p < PROCESSES; p++) bots.push(await spawnBot(env, { command: PRODUCTION }));
   await Promise.all(bots.slice(1).map((b) => b.waitForLog(isServing, 300_000)));
   console.log(`load: ${PROCESSES} processes, ${AGENTS} agents, ${DUE} due times, ${CLICKS} clicks`);
 
@@ -188,6 +184,7 @@ try {
   }
   const releaseMs = Date.now() - resumed;
   await clicking;
+  const afterRelease = bots.map((b) => rssMiB(b.child.pid!));
   for (let i = 0; i < AGENTS; i++)
     await api(bots[i % PROCESSES]!, ADA, "DELETE", `/v1/agents/${agentName(i)}/triggers/tick`);
   for (;;) {
@@ -217,7 +214,9 @@ try {
   console.log(
     `  clicks: ${latencies.length}, acks ${JSON.stringify(Object.fromEntries(statuses))}, click-to-ack p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms; ${approved} runs approved, ${actions} actions`,
   );
-  console.log(`  peak RSS per process (MB): ${bots.map((b) => peakRssMb(b.child.pid!).toFixed(0)).join(", ")}`);
+  console.log(
+    `  RSS per process (MB): peak ${bots.map((b) => mb(rssMiB(b.child.pid!, "VmHWM"))).join(", ")}; after the release and the clicks ${afterRelease.map(mb).join(", ")}`,
+  );
   console.log(`  database size: ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MB`);
   console.log(
     `  ${items.length} deliveries: lost ${lost}, received twice or more with one key ${doubled} (the destinations keep keys: applied once there), received without an item ${strangers}, still HELD ${stillHeld}`,

@@ -2,6 +2,7 @@ import { tuneV8 } from "../src/bot/main/v8-tuning";
 import { benchApprovals } from "./approvals";
 import { benchChat } from "./chat";
 import { runHeldBench } from "./held";
+import { benchProcess } from "./process";
 
 // The V8 flags the bot runs with (npm start), so the figures are the production process's.
 tuneV8();
@@ -13,27 +14,97 @@ const fmt = (n: number) => n.toFixed(0).padStart(7);
 const cpuLine = (name: string, c: { node: number; redis: number }) =>
   `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
 const postgresAdminUrl = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const held: Record<string, { b: number; c: number }> = {};
 for (const [database, options] of [
   ["SQLite", {}],
   ["PostgreSQL", { postgresAdminUrl }],
 ] as const) {
-  const held = await runHeldBench({ redisUrl, ...options });
+  const figures = await runHeldBench({ redisUrl, ...options });
+  held[database] = figures.ratios;
   console.log(`held work on ${database} (each phase against raw BullMQ measured in the same run)`);
   console.log(
-    `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(held.rawJobsPerSec)}   (runs ${held.rawRuns.map((r) => r.toFixed(0)).join(", ")}: around each warm b round, then after c)`,
+    `  (a) raw BullMQ no-op jobs/s, concurrency 50  ${fmt(figures.rawJobsPerSec)}   (runs ${figures.rawRuns.map((r) => r.toFixed(0)).join(", ")}: around each warm b round, then after c)`,
   );
   console.log(
-    `  (b) gated trigger deliveries/s               ${fmt(held.gatedDeliveriesPerSec)}   b/a = ${held.ratios.b.toFixed(2)}   (median of warm rounds ${held.gatedRounds.map((r) => r.toFixed(0)).join(", ")}, ratios ${held.bRatios.map((r) => r.toFixed(2)).join(", ")}; the cold first round ${held.gatedColdPerSec.toFixed(0)})`,
+    `  (b) gated trigger deliveries/s               ${fmt(figures.gatedDeliveriesPerSec)}   b/a = ${figures.ratios.b.toFixed(2)}   (median of warm rounds ${figures.gatedRounds.map((r) => r.toFixed(0)).join(", ")}, ratios ${figures.bRatios.map((r) => r.toFixed(2)).join(", ")}; the cold first round ${figures.gatedColdPerSec.toFixed(0)})`,
   );
   console.log(
-    `  (c) release after resume, deliveries/s       ${fmt(held.releasePerSec)}   c/a = ${held.ratios.c.toFixed(2)}`,
+    `  (c) release after resume, deliveries/s       ${fmt(figures.releasePerSec)}   c/a = ${figures.ratios.c.toFixed(2)}`,
   );
-  console.log(`  duplicates ${held.duplicates}, lost ${held.lost}`);
-  const cpu = held.cpuPerItem;
+  console.log(`  duplicates ${figures.duplicates}, lost ${figures.lost}`);
+  const cpu = figures.cpuPerItem;
   console.log(
     `  CPU µs per item, bench process + Redis: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}, ${cpuLine("(c)", cpu.c)}`,
   );
 }
-await benchApprovals();
-await benchChat();
+const approvals = await benchApprovals();
+const chat = { SQLite: await benchChat("SQLite"), PostgreSQL: await benchChat("PostgreSQL") };
+const production = await benchProcess(redisUrl);
+
+// Every figure of issue 21 beside its target, from this one run. A figure this bench does not measure says so.
+type Row = [figure: string, sqlite: number | null, postgres: number | null, target: string, met: boolean | null];
+const two = (n: number | null, digits = 2) => (n === null ? "-" : n.toFixed(digits));
+const rows: Row[] = [
+  [
+    "(b) gated trigger deliveries / raw BullMQ",
+    held.SQLite!.b,
+    held.PostgreSQL!.b,
+    "PG >= 0.4; SQLite >= 0.6",
+    held.PostgreSQL!.b >= 0.4 && held.SQLite!.b >= 0.6,
+  ],
+  [
+    "(c) release after resume / raw BullMQ",
+    held.SQLite!.c,
+    held.PostgreSQL!.c,
+    "PG >= 0.5; SQLite >= 0.7",
+    held.PostgreSQL!.c >= 0.5 && held.SQLite!.c >= 0.7,
+  ],
+  [
+    "decisions answered/s, 10 concurrent clicks per run",
+    null,
+    approvals.decisionsPerSec,
+    ">= 2,000/s",
+    approvals.decisionsPerSec >= 2000,
+  ],
+  ["decision latency p99 (ms)", null, approvals.decisionP99Ms, "<= 50 ms", approvals.decisionP99Ms <= 50],
+  ["outbox deliveries / plain POST loop", null, approvals.outboxRatio, ">= 0.5", approvals.outboxRatio >= 0.5],
+  [
+    "500 Slack clicks: click -> decision and note, p99 (ms)",
+    chat.SQLite.noteP99Ms,
+    chat.PostgreSQL.noteP99Ms,
+    "<= 500 ms on both",
+    chat.SQLite.noteP99Ms <= 500 && chat.PostgreSQL.noteP99Ms <= 500,
+  ],
+  [
+    "the same clicks: ack p99 / GET /healthz p99",
+    chat.SQLite.ackOverHealth,
+    chat.PostgreSQL.ackOverHealth,
+    "<= 1.2",
+    chat.SQLite.ackOverHealth <= 1.2 && chat.PostgreSQL.ackOverHealth <= 1.2,
+  ],
+  [
+    "idle RSS, production start, no chat platform (MB)",
+    (production.idleRssMiB * 1048576) / 1e6,
+    null,
+    "<= 150 MB",
+    (production.idleRssMiB * 1048576) / 1e6 <= 150,
+  ],
+  [
+    "start to healthy, migrations applied (ms)",
+    production.startToHealthyMs,
+    null,
+    "<= 3,000 ms",
+    production.startToHealthyMs <= 3000,
+  ],
+  ["two processes on one PostgreSQL / one, (b)", null, null, ">= 1.5 (not measured here)", null],
+  ["RSS with 10,000 agents after a full release", null, null, "<= 300 MB (npm run bench:load)", null],
+];
+console.log("\nissue 21's figures (this run) against their targets");
+console.log("| figure | SQLite | PostgreSQL | target | met |\n|---|---:|---:|---|---|");
+for (const [figure, sqlite, postgres, target, met] of rows) {
+  const digits = /ms|MB|\/s,/.test(figure) ? 0 : 2;
+  console.log(
+    `| ${figure} | ${two(sqlite, digits)} | ${two(postgres, digits)} | ${target} | ${met === null ? "-" : met ? "yes" : "NO"} |`,
+  );
+}
 process.exit(0); // pools and the wasm engine may keep the event loop alive
