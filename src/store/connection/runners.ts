@@ -1,5 +1,4 @@
 import type pg from "pg";
-import type { Db } from "./db";
 import { inTransaction, runOn } from "./postgres-direct";
 import {
   type Dialect,
