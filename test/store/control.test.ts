@@ -3,6 +3,7 @@ import { pauseAgent } from "../../src/bot/app/control/pause";
 import { resumeAgent } from "../../src/bot/app/control/resume";
 import { agentId, agentScope, tenantScope, userId } from "../../src/policy/ids";
 import { NOT_RUNNING, sqlList } from "../../src/policy/states";
+import { openStore } from "../../src/store/connection/client";
 import { isUniqueViolation } from "../../src/store/connection/prisma-errors";
 import { listAudit, readControl } from "../../src/store/control/change";
 import { findAgent, findUserByIdentity, syncDirectory } from "../../src/store/directory/directory";
@@ -33,6 +34,41 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
     const control = await readControl(h.ctx.store.db, agentScope(agent.id));
     expect(control).toMatchObject({ state: "PAUSED", holdLevel: "principal", reason: "vacation", setBy: "acme:alice" });
     expect(await h.ctx.store.db.agentRole.count({ where: { agentId: agent.id } })).toBe(3);
+  });
+
+  it("syncs a directory of 1,200 agents in chunks, and a changed agent's fields and roles on the next sync", async () => {
+    const directory = await exampleDirectory(EXAMPLE_CONFIG);
+    const tenant = directory.tenants.find((t) => t.id === "acme")!;
+    const model = tenant.agents.find((a) => a.name === "ops-agent")!;
+    for (let i = 0; i < 1_200; i++)
+      tenant.agents.push({ ...model, name: `many-${i}`, reviewers: ["rita"], agentKeyHash: undefined });
+    // A chunk of rows per statement: one statement per row took 10,000 agents past the transaction's 60 s.
+    let statements = 0;
+    const counting = openStore(h.db.url, { onStatement: () => void statements++ });
+    try {
+      await syncDirectory(counting, directory);
+    } finally {
+      await counting.close();
+    }
+    expect(statements).toBeLessThan(200);
+    const { db } = h.ctx.store;
+    const many = { agentId: { startsWith: "acme:many-" } };
+    expect(await db.agent.count({ where: { id: { startsWith: "acme:many-" } } })).toBe(1_200);
+    expect(await db.agentRole.count({ where: { ...many, role: "reviewer" } })).toBe(1_200);
+    expect(await db.control.count({ where: { ...many, state: "RUNNING" } })).toBe(1_200);
+
+    const { user } = await actors();
+    const paused = (await findAgent(db, "acme", "many-7"))!;
+    await pauseAgent(h.ctx, { user: await user("alice"), agent: paused, reason: "kept", until: null });
+    const changed = tenant.agents.find((a) => a.name === "many-3")!;
+    changed.reviewers = ["bob"];
+    changed.webhook = "http://127.0.0.1:1/changed";
+    await syncDirectory(h.ctx.store, directory);
+    expect((await findAgent(db, "acme", "many-3"))?.webhook).toBe("http://127.0.0.1:1/changed");
+    const roles = await db.agentRole.findMany({ where: { agentId: "acme:many-3", role: "reviewer" } });
+    expect(roles.map((r) => r.userId)).toEqual(["acme:bob"]);
+    expect(await db.agentRole.count({ where: { ...many, role: "reviewer" } })).toBe(1_200);
+    expect((await readControl(db, agentScope(paused.id)))?.state).toBe("PAUSED");
   });
 
   it("maps platform identities to one user of one tenant", async () => {
