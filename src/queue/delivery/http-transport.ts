@@ -31,17 +31,17 @@ interface PostResult {
 }
 
 /**
- * The POSTs run on a worker thread (http-thread.worker.mjs), so their HTTP work does not share the event loop
- * with the database and BullMQ work of the delivery step (bench/held.ts). Sends made in the same turn go
- * over as one message (threads/protocol.mjs). If the thread dies, what it had in flight is uncertain, and the next send starts a
- * new one.
- */
-/**
  * A thread with nothing to send for this long ends, and the next send starts another: an idle thread holds
  * about 10 MB (its own V8 heap), and starting one costs tens of milliseconds, once per burst.
  */
 const THREAD_IDLE_MS = 30_000;
 
+/**
+ * The POSTs run on a worker thread (http-thread.worker.mjs), so their HTTP work does not share the event loop
+ * with the database and BullMQ work of the delivery step (bench/held.ts). Sends made in the same turn go
+ * over as one message (threads/protocol.mjs). If the thread dies, what it had in flight is uncertain, and the next send starts a
+ * new one.
+ */
 function postThread(timeoutMs: number, signing: SigningKeys, idleMs: number) {
   // The keys go to the thread once, at its start; each send names its key by index.
   const keyIndex = new Map([...signing.keys()].map((agentId, i) => [agentId, i]));
