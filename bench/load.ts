@@ -17,6 +17,7 @@ import { startCountingReceiver } from "./receiver";
  * LOAD_CLICKS signed Slack approval clicks arrive, spread over the processes. Prints the release's time and
  * rate, the click-to-ack p99, each process's peak RSS and the database's size, and checks that every held due
  * time and every approved action reached the receiver exactly once. Nothing here asserts a timing.
+ * LOAD_HEAP_SNAPSHOTS=<dir> has each process write a heap snapshot there after the release.
  */
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const AGENTS = num("LOAD_AGENTS", 10_000);
@@ -26,6 +27,8 @@ const PROCESSES = num("LOAD_PROCESSES", 3);
 /** Each trigger's interval: AGENTS / EVERY due times a second come due while paused. */
 const EVERY_MS = num("LOAD_EVERY_MS", 10_000);
 const CLICKS_AT_ONCE = 20;
+/** Set to a directory: each process writes a V8 heap snapshot there once the release is done (where its memory went). */
+const SNAPSHOTS = process.env.LOAD_HEAP_SNAPSHOTS;
 const SECRET = "load-slack-signing-secret";
 const TEAM = "T0LOAD";
 const ADA = "load-admin-key-0001";
@@ -69,6 +72,26 @@ function writeDirectory(dir: string, tickUrl: string, actUrl: string): string {
   return file;
 }
 
+/** Signals each process to write a heap snapshot, and waits until every file has stopped growing. */
+async function heapSnapshots(bots: BotProcess[], dir: string): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
+  const before = new Set(fs.readdirSync(dir));
+  for (const bot of bots) bot.child.kill("SIGUSR2");
+  const sizes = () =>
+    fs
+      .readdirSync(dir)
+      .filter((f) => !before.has(f))
+      .map((f) => fs.statSync(path.join(dir, f)).size);
+  let last = "";
+  for (;;) {
+    await sleep(2_000);
+    const now = sizes();
+    if (now.length === bots.length && now.every((n) => n > 0) && now.join() === last) break;
+    last = now.join();
+  }
+  console.log(`  heap snapshots written to ${dir}`);
+}
+
 const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
@@ -92,6 +115,7 @@ try {
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: slack.apiUrl,
     LOG_LEVEL: "info",
+    ...(SNAPSHOTS ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}` } : {}),
   };
   // One process applies the migrations and the directory first; the others find them done.
   bots.push(await spawnBot(env, { command: PRODUCTION }));
@@ -185,6 +209,7 @@ try {
   const releaseMs = Date.now() - resumed;
   await clicking;
   const afterRelease = bots.map((b) => rssMiB(b.child.pid!));
+  if (SNAPSHOTS) await heapSnapshots(bots, SNAPSHOTS);
   for (let i = 0; i < AGENTS; i++)
     await api(bots[i % PROCESSES]!, ADA, "DELETE", `/v1/agents/${agentName(i)}/triggers/tick`);
   for (;;) {
