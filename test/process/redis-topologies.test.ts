@@ -81,6 +81,13 @@ async function deployment(redisEnv: Record<string, string>) {
         throw new Error(`${error.message}: ${JSON.stringify({ releases, leases, warned })}`);
       });
     },
+    /** What the bot logged since `since` (ms), one line each: for a failure's message. */
+    said(since: number) {
+      return bot.logs
+        .filter((l) => Number(l.time ?? since) >= since)
+        .map((l) => `${l.level} ${msgOf(l)} ${JSON.stringify({ ...l, msg: undefined, time: undefined })}`)
+        .join("\n");
+    },
     async close() {
       bot.child.kill("SIGKILL");
       await bot.exited;
@@ -106,7 +113,7 @@ describe("the bot on a Redis Sentinel group", () => {
       const deadline = promotedAt + 20_000;
       while (callsOf(d.receiver, 1, promotedAt).length === 0 && Date.now() < deadline) await sleep(50);
       const firstTick = callsOf(d.receiver, 1, promotedAt)[0];
-      expect(firstTick, "a tick after the promotion").toBeDefined();
+      expect(firstTick, `a tick after the promotion; the bot said: ${d.said(promotedAt - 5_000)}`).toBeDefined();
       const tickAfterMs = firstTick!.at - promotedAt;
       expect(tickAfterMs).toBeLessThan(10_000);
       await sleep(1_500); // due times of the paused agent accumulate on the new primary
