@@ -32,10 +32,10 @@ const nameOf = (text: string): string => {
 
 /** Runs one query of a step on a pooled client (or the pool itself, for a plain read). */
 export const runOn =
-  (client: pg.Pool | pg.PoolClient, text: (t: string) => string, param: (p: unknown) => unknown) =>
+  (client: pg.Pool | pg.PoolClient, text: (t: string) => string, params: (p: Query["params"]) => unknown[]) =>
   async (q: Query): Promise<unknown> => {
     const sql = text(q.text);
-    const result = await client.query({ name: nameOf(sql), text: sql, values: q.params.map(param), types: TYPES });
+    const result = await client.query({ name: nameOf(sql), text: sql, values: params(q.params), types: TYPES });
     return q.mode === "rows" ? result.rows : (result.rowCount ?? 0);
   };
 

@@ -6,11 +6,25 @@
  * conditions are the same text on both.
  *
  * Timestamps are written through `d.time` and read back with `asDate` (SQLite keeps Prisma's ISO text,
- * PostgreSQL a `timestamp(3)` in UTC); lists go in as one JSON parameter through `d.list`.
+ * PostgreSQL a `timestamp(3)` in UTC); lists go in as one parameter through `d.list`.
  */
 import { sqliteTime } from "./sqlite-direct";
 
-export type Param = string | number | boolean | null | Date | readonly string[];
+export type Param = string | number | boolean | null | Date | readonly string[] | RowsParam;
+
+/** Rows for `d.rowsOf` (`rowsParam`), all of one width; each database passes them its own way. */
+export class RowsParam {
+  readonly width: number;
+  constructor(readonly values: ReadonlyArray<ReadonlyArray<string | number | null>>) {
+    if (values.length === 0) throw new Error("rowsParam needs at least one row");
+    this.width = values[0]!.length;
+  }
+  /** As JSON: an array of arrays (SQLite). */
+  json = (): string => JSON.stringify(this.values);
+  /** As one text array per column (PostgreSQL: `unnest`). */
+  columns = (): Array<Array<string | null>> =>
+    Array.from({ length: this.width }, (_, i) => this.values.map((v) => (v[i] === null ? null : String(v[i]))));
+}
 
 export interface Query {
   text: string;
@@ -35,12 +49,18 @@ export interface Dialect {
   readonly name: "sqlite" | "postgresql";
   /** A timestamp parameter, comparable with the DateTime columns. */
   readonly time: string;
-  /** A JSON array parameter as a one-column set: `"x" IN ${d.list}`. */
+  /**
+   * A list parameter as a one-column set: `"x" IN ${d.list}`. SQLite reads it as JSON; PostgreSQL as a text
+   * array, whose length the planner knows (a JSON array counts as 100 rows to it).
+   */
   readonly list: string;
   /**
-   * A parameter of rows (`rowsParam`: a JSON array of arrays) as a derived table `r` with the columns "c0" …:
-   * many rows in one statement, so one round trip. Values come out as JSON holds them (PostgreSQL: text), so
-   * a statement casts what it needs: `CAST(r."c3" AS INTEGER)`, `d.timeOf('r."c4"')`.
+   * A parameter of rows (`rowsParam`) as a derived table `r` with the columns "c0" …: many rows in one
+   * statement, so one round trip. SQLite reads them from one JSON array of arrays; PostgreSQL unnests one text
+   * array per column, whose row count the planner knows (it takes a JSON array for 100 rows, and joined a
+   * wave's one row to the outbox by a hash join over a scan of the whole table: 1.2-2.3 ms on 4,000 rows,
+   * against 0.1 ms through the primary key). Values come out as text (SQLite: as JSON holds them), so a
+   * statement casts what it needs: `CAST(r."c3" AS INTEGER)`, `d.timeOf('r."c4"')`.
    */
   rowsOf(width: number): string;
   /**
@@ -91,8 +111,9 @@ export const SQLITE: Dialect = {
 export const POSTGRES: Dialect = {
   name: "postgresql",
   time: "(?::timestamptz AT TIME ZONE 'UTC')",
-  list: "(SELECT jsonb_array_elements_text(?::jsonb))",
-  rowsOf: (width) => `(SELECT ${columns(width, (i) => `e ->> ${i}`)} FROM jsonb_array_elements(?::jsonb) AS e) AS r`,
+  list: "(SELECT unnest(?::text[]))",
+  rowsOf: (width) =>
+    `unnest(${Array.from({ length: width }, () => "?::text[]").join(", ")}) AS r(${Array.from({ length: width }, (_, i) => `"c${i}"`).join(", ")})`,
   oneRow: (width) => `(SELECT ${columns(width, () => "?::text")}) AS r`,
   timeOf: (column) => `(${column}::timestamptz AT TIME ZONE 'UTC')`,
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
@@ -102,8 +123,8 @@ export const POSTGRES: Dialect = {
 };
 
 /** Rows for `d.rowsOf`: one parameter, however many rows. */
-export const rowsParam = (values: ReadonlyArray<ReadonlyArray<string | number | null>>): string =>
-  JSON.stringify(values);
+export const rowsParam = (values: ReadonlyArray<ReadonlyArray<string | number | null>>): RowsParam =>
+  new RowsParam(values);
 
 /**
  * A timestamp inside `rowsParam`, in the text SQLite's DateTime columns hold (ISO 8601 with `+00:00`, so text
@@ -121,6 +142,11 @@ export interface SqlRunner {
   readonly dialect: Dialect;
   write<T>(step: (d: Dialect) => Step<T>): Promise<T>;
   read<T>(step: (d: Dialect) => Step<T>): Promise<T>;
+  /**
+   * A write of one statement, atomic by itself: PostgreSQL runs it without BEGIN and COMMIT (a transaction
+   * around one statement is three round trips, this is one), SQLite as `write`. A second statement throws.
+   */
+  statement<T>(step: (d: Dialect) => Step<T>): Promise<T>;
   /** Runs a step inside a Prisma transaction the caller holds (a decision, an event's hand-over). */
   within<T>(tx: RawQueries, step: (d: Dialect) => Step<T>): Promise<T>;
 }
@@ -142,6 +168,15 @@ export function sqlText(build: (d: Dialect) => string): (d: Dialect) => string {
     }
     return text;
   };
+}
+
+/** The step, held to one statement (`SqlRunner.statement`). */
+export function* oneStatement<T>(step: Step<T>): Step<T> {
+  let next = step.next();
+  if (next.done) return next.value;
+  next = step.next(yield next.value);
+  if (!next.done) throw new Error("a one-statement step yielded a second statement");
+  return next.value;
 }
 
 /** Drives a step with a synchronous executor (SQLite). */
