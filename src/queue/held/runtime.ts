@@ -44,7 +44,7 @@ export interface HeldRuntimeOptions {
    * commit, 600 gave a higher b/a in bench/held.ts than 300 or 450, and 900 no more.
    */
   triggerConcurrency?: number;
-  /** At most this many triggers per release step (SQLite; PostgreSQL steps one trigger at a time). Default 100. */
+  /** At most this many triggers per release step. Default 100. */
   releaseBatch?: number;
   /** After Redis was found emptied and the held-work jobs were rebuilt: other schedulers rebuild theirs. */
   onRedisRebuilt?: () => Promise<void>;

@@ -21,32 +21,38 @@ export interface ClaimOptions {
  * A lane is one agent's items to one destination; they go one after another, in lane order (planning
  * time, then key: a release's occurrence keys sort by due time). The database enforces it, for every
  * process alike: an item is claimable only when no unfinished item of its lane planned before it (or at the
- * same moment) is in flight (leased) or waiting for a later attempt. Those blockers are found once per
- * claim, a lane at a time (`blocked`), so a claim costs the same whatever a lane's length. Taken in lane
+ * same moment) is in flight (leased) or waiting for a later attempt. Those blockers are found in one pass
+ * over the unfinished rows, a window per lane in planning order (`blocked`: whether any row up to this one's
+ * planning time, its peers included, blocks). With 10,000 items planned in 1,000 lanes and 500 of them leased,
+ * a correlated NOT EXISTS per row took a claim on PostgreSQL 1.6-2.0 s, the window 18-39 ms. Taken in lane
  * order, a claim then always takes a prefix of each lane, and the claims themselves are serialised
  * (`d.laneLock`), so two processes never decide on the same snapshot.
+ *
+ * The conditions are written again on the row being updated. On PostgreSQL (READ COMMITTED) the subquery
+ * reads a snapshot; a row settled by its previous lease holder after that snapshot (NEEDS_REVIEW, say) is
+ * re-checked only against the outer WHERE once its lock is free. Without the repeat, the claim leased a settled
+ * row, and its dispatch sent the action a second time.
  */
 const claimText = sqlText(
   (d) => `
 UPDATE "OutboxItem" SET "leaseToken" = ?, "leaseAttemptId" = ?, "leaseExpiresAt" = ${d.time}, "updatedAt" = ${d.time}
 WHERE "id" IN (
-  WITH blocked AS (
-    SELECT "agentId", "destination", MIN("createdAt") AS "createdAt" FROM "OutboxItem"
-    WHERE "state" IN ${sqlList(OUTBOX_UNFINISHED)} AND ("nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time})
-    GROUP BY "agentId", "destination"
+  WITH lanes AS (
+    SELECT "id", "agentId", "tenantId", "createdAt", "nextAttemptAt", "leaseExpiresAt",
+      MAX(CASE WHEN "nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time} THEN 1 ELSE 0 END)
+        OVER (PARTITION BY "agentId", "destination" ORDER BY "createdAt") AS "blocked"
+    FROM "OutboxItem" WHERE "state" IN ${sqlList(OUTBOX_UNFINISHED)}
   )
-  SELECT x."id" FROM "OutboxItem" x
-  WHERE x."state" IN ${sqlList(OUTBOX_UNFINISHED)} AND x."nextAttemptAt" <= ${d.time}
-    AND (x."leaseExpiresAt" IS NULL OR x."leaseExpiresAt" < ${d.time})
-    AND x."agentId" NOT IN ${d.list}
-    AND x."tenantId" NOT IN ${d.list}
-    AND NOT EXISTS (
-      SELECT 1 FROM blocked b
-      WHERE b."agentId" = x."agentId" AND b."destination" = x."destination" AND b."createdAt" <= x."createdAt"
-    )
-  ORDER BY x."createdAt", x."id"
+  SELECT "id" FROM lanes
+  WHERE "blocked" = 0 AND "nextAttemptAt" <= ${d.time}
+    AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${d.time})
+    AND "agentId" NOT IN ${d.list}
+    AND "tenantId" NOT IN ${d.list}
+  ORDER BY "createdAt", "id"
   LIMIT CAST(? AS INTEGER)
 )
+  AND "state" IN ${sqlList(OUTBOX_UNFINISHED)} AND "nextAttemptAt" <= ${d.time}
+  AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${d.time})
 RETURNING *`,
 );
 
@@ -68,6 +74,8 @@ function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step
     options.excludeAgents,
     options.excludeTenants,
     options.limit,
+    now,
+    now,
   );
   if (options.beforeCommit && leased.length) {
     options.beforeCommit(leased.length);

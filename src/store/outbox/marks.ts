@@ -1,53 +1,81 @@
 import type { Db, Store } from "../connection/client";
-import { count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { type Dialect, rows, rowsParam, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxItem, type OutboxRow, outboxItemOf } from "./types";
 
 const leased = (claim: Claim) => ({ id: claim.item.id, leaseToken: claim.leaseToken });
 
 /**
- * A wave's rows, each still under the lease its claim took: one statement for the whole wave (one round trip on
- * PostgreSQL, not one per item). The ids find the rows by key; the id-and-token pairs keep the lease check.
+ * A wave's write, one statement for the whole wave (one round trip on PostgreSQL, with no BEGIN and COMMIT
+ * around it): the previous wave's plain 200s ACKNOWLEDGED (`A`) and this wave's claims DISPATCHED (`D`), as
+ * River batches its completions. Rows of (id, lease token, A or D). An acknowledgement needs the row's lease
+ * token, as every settle does; a DISPATCHED mark needs the token, an unsettled state and an unexpired lease.
  */
-const UNDER_LEASE = (d: Dialect) => `"id" IN ${d.list} AND ("id" || ' ' || "leaseToken") IN ${d.list}`;
-const underLease = (claims: Claim[]): [string[], string[]] => [
-  claims.map((c) => c.item.id),
-  claims.map((c) => `${c.item.id} ${c.leaseToken}`),
-];
-
-const dispatchText = sqlText(
-  (d) => `UPDATE "OutboxItem" SET "state" = 'DISPATCHED', "attempts" = "attempts" + 1,
-  "lastAttemptAt" = ${d.time}, "firstDispatchedAt" = COALESCE("firstDispatchedAt", ${d.time}), "updatedAt" = ${d.time}
-  WHERE ${UNDER_LEASE(d)} RETURNING "id"`,
+const waveText = sqlText(
+  (d) => `UPDATE "OutboxItem" SET
+  "state" = CASE WHEN r."c2" = 'A' THEN 'ACKNOWLEDGED' ELSE 'DISPATCHED' END,
+  "lastResult" = CASE WHEN r."c2" = 'A' THEN ? ELSE "lastResult" END,
+  "attempts" = CASE WHEN r."c2" = 'A' THEN "attempts" ELSE "attempts" + 1 END,
+  "lastAttemptAt" = CASE WHEN r."c2" = 'A' THEN "lastAttemptAt" ELSE ${d.time} END,
+  "firstDispatchedAt" = CASE WHEN r."c2" = 'A' THEN "firstDispatchedAt" ELSE COALESCE("firstDispatchedAt", ${d.time}) END,
+  "leaseToken" = CASE WHEN r."c2" = 'A' THEN NULL ELSE "leaseToken" END,
+  "leaseExpiresAt" = CASE WHEN r."c2" = 'A' THEN NULL ELSE "leaseExpiresAt" END,
+  "updatedAt" = ${d.time}
+  FROM ${d.rowsOf(3)}
+  WHERE "OutboxItem"."id" = r."c0" AND "OutboxItem"."leaseToken" = r."c1"
+    AND (r."c2" = 'A' OR ("OutboxItem"."state" IN ('PLANNED', 'DISPATCHED') AND "OutboxItem"."leaseExpiresAt" > ${d.time}))
+  RETURNING "OutboxItem"."id", "OutboxItem"."state"`,
 );
-const acknowledgeText = sqlText(
-  (d) => `UPDATE "OutboxItem" SET "state" = 'ACKNOWLEDGED', "lastResult" = ?,
-  "leaseToken" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${d.time} WHERE ${UNDER_LEASE(d)}`,
-);
 
-function* dispatchStep(d: Dialect, claims: Claim[], now: Date): Step<Claim[]> {
-  const written = yield* rows<{ id: string }>(dispatchText(d), now, now, now, ...underLease(claims));
-  const ours = new Set(written.map((r) => r.id));
-  return claims.filter((c) => ours.has(c.item.id));
+function* waveStep(d: Dialect, acks: Acknowledgements, dispatch: Claim[], now: Date): Step<WaveWritten> {
+  const values = [
+    ...acks.claims.map((c) => [c.item.id, c.leaseToken, "A"]),
+    ...dispatch.map((c) => [c.item.id, c.leaseToken, "D"]),
+  ];
+  const written = yield* rows<{ id: string; state: string }>(
+    waveText(d),
+    acks.result,
+    now,
+    now,
+    now,
+    rowsParam(values),
+    now,
+  );
+  const dispatched = new Set(written.filter((w) => w.state === "DISPATCHED").map((w) => w.id));
+  return {
+    acknowledged: written.length - dispatched.size,
+    dispatched: dispatch.filter((c) => dispatched.has(c.item.id)),
+  };
 }
 
-function* acknowledgeStep(d: Dialect, claims: Claim[], result: string, now: Date): Step<number> {
-  return yield* count(acknowledgeText(d), result, now, ...underLease(claims));
+/** Plain 200s not yet recorded, and the result they are recorded with. */
+export interface Acknowledgements {
+  claims: Claim[];
+  result: string;
+}
+
+export const NO_ACKNOWLEDGEMENTS: Acknowledgements = { claims: [], result: "" };
+
+export interface WaveWritten {
+  /** How many acknowledgements were written (fewer when a lease had passed to another attempt). */
+  acknowledged: number;
+  /** The claims whose lease still held, i.e. the ones that may be sent. */
+  dispatched: Claim[];
 }
 
 /**
- * Persists DISPATCHED for a wave before the network call, so a crash afterwards is known to be uncertain.
- * Returns the claims whose lease still held, i.e. the ones that may be sent.
+ * Records the acknowledgements and persists DISPATCHED for the wave before its network calls, so a crash
+ * afterwards is known to be uncertain. A lease that ran out may already be another process's (which sends the
+ * item itself), and a settled row is never dispatched again; an acknowledgement whose lease moved on is left
+ * alone.
  */
-export async function markDispatchedMany(store: Store, claims: Claim[], now: Date): Promise<Claim[]> {
-  return claims.length === 0 ? [] : store.sql.write((d) => dispatchStep(d, claims, now));
-}
-
-/**
- * Acknowledgements of a wave in one transaction; items whose lease moved on are left alone. Returns how
- * many were written (fewer than the claims when a lease had passed to another attempt).
- */
-export async function markAcknowledgedMany(store: Store, claims: Claim[], result: string, now: Date): Promise<number> {
-  return claims.length ? store.sql.write((d) => acknowledgeStep(d, claims, result, now)) : 0;
+export async function markWave(
+  store: Store,
+  acks: Acknowledgements,
+  dispatch: Claim[],
+  now: Date,
+): Promise<WaveWritten> {
+  if (acks.claims.length === 0 && dispatch.length === 0) return { acknowledged: 0, dispatched: [] };
+  return store.sql.statement((d) => waveStep(d, acks, dispatch, now));
 }
 
 /** Gives an item back without an attempt (for example the gate said held after the claim). */
@@ -131,4 +159,9 @@ export async function markObserved(db: Db, id: string, at: Date): Promise<boolea
 export async function findOutboxItem(db: Db, id: string): Promise<OutboxItem | null> {
   const row = await db.outboxItem.findUnique({ where: { id } });
   return row ? outboxItemOf(row as OutboxRow) : null;
+}
+
+/** A wave's DISPATCHED marks alone (`markWave` with no acknowledgements): the claims that may be sent. */
+export async function markDispatchedMany(store: Store, claims: Claim[], now: Date): Promise<Claim[]> {
+  return (await markWave(store, NO_ACKNOWLEDGEMENTS, claims, now)).dispatched;
 }
