@@ -1,14 +1,6 @@
 import type { Logger } from "pino";
+import { isDatabaseConnectionLoss } from "../policy/database-unavailable";
 import { pingDatabase, type Store } from "../store/connection/client";
-
-/**
- * What a lost database connection says, through Prisma, pg or the driver adapter: the server refused or
- * closed the connection (pg: a client whose connection broke "is not queryable"), or is shutting down (57P01 admin_shutdown, 57P03 cannot_connect_now).
- */
-const CONNECTION_LOSS =
-  /Can't reach database server|Connection terminated|connection error and is not queryable|Server has closed the connection|ECONNREFUSED|ECONNRESET|EPIPE|terminating connection|the database system is (shutting down|starting up|in recovery)|P1001|P1017|57P01|57P03/i;
-export const isDatabaseConnectionLoss = (error: { message?: string; code?: unknown }): boolean =>
-  CONNECTION_LOSS.test(`${String(error.code ?? "")} ${error.message ?? ""}`);
 
 /** How long after the database is back the failures of work caught by the outage still count as its part. */
 const OUTAGE_TAIL_MS = 2_000;
@@ -21,6 +13,8 @@ export interface DatabaseWatch {
    */
   outage(error: { message?: string; code?: unknown }): boolean;
   readonly up: boolean;
+  /** Resolves true once the database answers again (at once when it is up), or false after `timeoutMs`. */
+  whenUp(timeoutMs: number): Promise<boolean>;
 }
 
 interface Shared extends DatabaseWatch {
@@ -41,17 +35,34 @@ export function watchDatabase(store: Store, log: Logger): DatabaseWatch {
   let downSince = 0;
   let backAt = 0;
   let probe: NodeJS.Timeout | null = null;
+  const waiting = new Set<() => void>();
   const back = () => {
     if (probe) clearInterval(probe);
     probe = null;
     up = true;
     backAt = Date.now();
     watch.log.warn({ downMs: backAt - downSince }, "database is back");
+    for (const wake of waiting) wake();
+    waiting.clear();
   };
   const watch: Shared = {
     log,
     get up() {
       return up;
+    },
+    whenUp(timeoutMs) {
+      if (up) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.delete(wake);
+          resolve(false);
+        }, timeoutMs);
+        const wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        waiting.add(wake);
+      });
     },
     outage(error) {
       if (!up) return true;
@@ -94,4 +105,31 @@ export function warnUnlessOutage(
   fields: Record<string, unknown> = {},
 ): void {
   if (!watchDatabase(store, log).outage(error)) log.warn({ ...fields, err: error.message }, msg);
+}
+
+/**
+ * Runs a write that must not be lost to a database outage: a destination's answer is a fact about the world,
+ * and lost, its item stays DISPATCHED under its lease, blocks its lane until the lease runs out, and then
+ * counts as uncertain (sent again, or put in review for a destination that keeps no keys). A failure the watch
+ * counts as an outage is tried again once the database answers, within `timeoutMs`; after that, or on any
+ * other failure, the error is the caller's.
+ */
+export async function writeThroughOutage<T>(
+  store: Store,
+  log: Logger,
+  write: () => Promise<T>,
+  timeoutMs: number,
+): Promise<T> {
+  const watch = watchDatabase(store, log);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!watch.outage(error as Error) || !(await watch.whenUp(deadline - Date.now()))) throw error;
+      // Just back: a moment before the next try, so the outage's tail of failures is not a tight loop.
+      await new Promise((resolve) => setTimeout(resolve, PROBE_MS));
+      if (Date.now() >= deadline) throw error;
+    }
+  }
 }

@@ -7,18 +7,28 @@ import {
   parseContract,
 } from "../../policy/delivery";
 import type { AttemptResult } from "../../policy/metrics-sink";
-import { markAcknowledged, markAcknowledgedMany, markObserved, markRetry, markSettled } from "../../store/outbox/marks";
+import {
+  type Acknowledgements,
+  markAcknowledged,
+  markObserved,
+  markRetry,
+  markSettled,
+  markWave,
+  NO_ACKNOWLEDGEMENTS,
+} from "../../store/outbox/marks";
 import type { Claim, OutboxItem } from "../../store/outbox/types";
+import { watchDatabase, writeThroughOutage } from "../database-watch";
 import type { DeliveryContext } from "./options";
 
 type Sent = { claim: Claim; outcome: AttemptOutcome };
 
 /**
- * Sends items marked DISPATCHED concurrently and settles them: the plain 200s are acknowledged in one
- * statement, every other outcome by the policy's rule, one item at a time.
+ * Sends items marked DISPATCHED concurrently and settles every outcome but a plain 200 by the policy's rule, one
+ * item at a time. The plain 200s come back unrecorded: the next wave's write records them with its DISPATCHED
+ * marks, in one statement (`writeWave`), or a last write on their own when no wave follows.
  */
-export async function sendDispatched(ctx: DeliveryContext, dispatched: Claim[]): Promise<void> {
-  if (dispatched.length === 0) return;
+export async function sendDispatched(ctx: DeliveryContext, dispatched: Claim[]): Promise<Acknowledgements> {
+  if (dispatched.length === 0) return NO_ACKNOWLEDGEMENTS;
   ctx.faults.reach("after-dispatch-mark");
   if (ctx.faults.pausing("after-dispatch-mark")) await ctx.faults.halt("after-dispatch-mark");
   const results = await Promise.all(
@@ -29,28 +39,33 @@ export async function sendDispatched(ctx: DeliveryContext, dispatched: Claim[]):
   for (const { claim, outcome } of results) ctx.metrics.deliveryAttempt(claim.item.kind, attemptResultOf(outcome));
   const at = ctx.now();
   const plainAck = (r: Sent) => r.outcome.kind === "acknowledged" && r.outcome.status === 200;
-  await acknowledgeAll(
-    ctx,
-    results.filter(plainAck).map((r) => r.claim),
-    at,
-  );
   for (const { claim, outcome } of results.filter((r) => !plainAck(r))) {
-    await settle(ctx, claim, outcome, at).catch((error: Error) =>
-      ctx.log.error({ key: claim.item.id, err: error.message }, "delivery step failed"),
-    );
+    await settle(ctx, claim, outcome, at).catch((error: Error) => {
+      if (!watchDatabase(ctx.store, ctx.log).outage(error))
+        ctx.log.error({ key: claim.item.id, err: error.message }, "delivery step failed");
+    });
   }
+  return { claims: results.filter(plainAck).map((r) => r.claim), result: `HTTP 200 at ${at.toISOString()}` };
 }
 
-/** The batched ACK of the plain 200s, then their observation. */
-async function acknowledgeAll(ctx: DeliveryContext, acked: Claim[], at: Date): Promise<void> {
+/**
+ * One write per wave: the previous wave's plain 200s acknowledged and this wave's claims marked DISPATCHED,
+ * in one statement (store/outbox/marks.ts), then the acknowledged items observed. Returns the claims that may
+ * be sent.
+ */
+export async function writeWave(ctx: DeliveryContext, acks: Acknowledgements, dispatch: Claim[]): Promise<Claim[]> {
+  const acked = acks.claims;
   if (acked.length) ctx.faults.reach("before-acknowledge");
   if (acked.length && ctx.faults.pausing("before-acknowledge")) await ctx.faults.halt("before-acknowledge");
-  const written = await markAcknowledgedMany(ctx.store, acked, `HTTP 200 at ${at.toISOString()}`, at);
+  // The answers it carries are written through an outage; the marks are then taken at the time of the write.
+  const write = () => markWave(ctx.store, acks, dispatch, ctx.now());
+  const written = await (acked.length ? answerWritten(ctx, write) : write());
   if (acked.length) ctx.faults.reach("after-acknowledge");
   if (acked.length && ctx.faults.pausing("after-acknowledge")) await ctx.faults.halt("after-acknowledge");
   // Answered 200, but the lease had passed to another attempt: the effect may exist twice.
-  for (let i = written; i < acked.length; i++) ctx.metrics.duplicateEffectDetected();
+  for (let i = written.acknowledged; i < acked.length; i++) ctx.metrics.duplicateEffectDetected();
   for (const claim of acked) await observe(ctx, claim.item);
+  return written.dispatched;
 }
 
 /**
@@ -61,8 +76,8 @@ async function settle(ctx: DeliveryContext, claim: Claim, outcome: AttemptOutcom
   const { db, metrics, log } = ctx;
   const attempts = claim.item.attempts + 1;
   if (outcome.kind === "acknowledged") {
-    if (await markAcknowledged(db, claim, `HTTP ${outcome.status} at ${at.toISOString()}`))
-      await observe(ctx, claim.item);
+    const answer = `HTTP ${outcome.status} at ${at.toISOString()}`;
+    if (await answerWritten(ctx, () => markAcknowledged(db, claim, answer))) await observe(ctx, claim.item);
     else metrics.duplicateEffectDetected(); // answered 2xx, but the lease had passed to another attempt
     return;
   }
@@ -77,13 +92,18 @@ async function settle(ctx: DeliveryContext, claim: Claim, outcome: AttemptOutcom
     result: outcomeDetail(outcome),
   };
   if (next.step === "settle") {
-    await markSettled(db, claim, next.state, result);
+    await answerWritten(ctx, () => markSettled(db, claim, next.state, result));
     if (next.state === "FAILED") metrics.deliveryPermanentFailure(claim.item.kind);
     log.error({ ...line, state: next.state }, "delivery given up");
     return;
   }
-  await markRetry(db, claim, next.at, result, next.state);
+  await answerWritten(ctx, () => markRetry(db, claim, next.at, result, next.state));
   log.warn({ ...line, nextAttemptAt: next.at.toISOString(), state: next.state }, "delivery attempt failed");
+}
+
+/** The record of a destination's answer, written once the database is back if it went away meanwhile. */
+function answerWritten<T>(ctx: DeliveryContext, write: () => Promise<T>): Promise<T> {
+  return writeThroughOutage(ctx.store, ctx.log, write, ctx.leaseMs);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DecisionResult } from "../../../policy/approval";
+import { isDatabaseUnavailable } from "../../../policy/database-unavailable";
 
 /** Every refusal the API returns, with its HTTP status. One place turns a code into a status. */
 export const HTTP_STATUS = {
@@ -51,3 +52,33 @@ export class ApiError extends Error {
  */
 export const decisionStatus = (result: DecisionResult): number =>
   result === "approved" || result === "denied" || result === "duplicate" ? 200 : HTTP_STATUS[result];
+
+/** What a 503 `unavailable` asks the client to wait before it tries again (Retry-After, seconds). */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+/**
+ * Any failure as the API's refusal: an ApiError as it is; Fastify's own errors (body too large, bad JSON, bad
+ * content type) as their codes; a database that cannot serve right now as `unavailable` (503, try again: the
+ * request changed nothing); anything else as `internal`.
+ */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return new ApiError("payload_too_large", "request body is larger than allowed");
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return new ApiError("unsupported_media_type", message);
+  if (
+    code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+    code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+    error instanceof SyntaxError
+  ) {
+    return new ApiError("invalid_json", "request body is not valid JSON");
+  }
+  if ((error as { name?: string }).name === "ZodError")
+    return new ApiError("invalid_body", "invalid request parameters");
+  if (isDatabaseUnavailable({ code, message })) {
+    return new ApiError("unavailable", "the database is unreachable or too busy to take this request; try again");
+  }
+  return new ApiError("internal", "internal error");
+}

@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { HandlerContext } from "../../app/context";
 import { registerMcpRoute } from "../mcp/mcp-route";
 import { registerControlRoutes } from "./control-routes";
-import { ApiError } from "./errors";
+import { toApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors";
 import { registerEscalationRoutes } from "./escalation-routes";
 import { registerEventRoutes } from "./event-routes";
 import { registerJsonBodyRules } from "./json-body";
@@ -79,6 +79,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.code === "internal") request.log.error({ err: error }, "request failed");
+    if (apiError.code === "unavailable") reply.header("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
     return reply.status(apiError.status).send(apiError.toJSON());
   });
   app.setNotFoundHandler((request, reply) =>
@@ -131,24 +132,4 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   registerMaintenanceRoutes(app, options.ctx);
   registerMcpRoute(app, options.ctx, { publicUrl: options.publicUrl });
   return app;
-}
-
-/** Fastify's own errors (body too large, bad JSON, bad content type) become the API's error codes. */
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const code = (error as { code?: string }).code;
-  const message = (error as Error).message;
-  if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
-    return new ApiError("payload_too_large", "request body is larger than allowed");
-  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return new ApiError("unsupported_media_type", message);
-  if (
-    code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
-    code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
-    error instanceof SyntaxError
-  ) {
-    return new ApiError("invalid_json", "request body is not valid JSON");
-  }
-  if ((error as { name?: string }).name === "ZodError")
-    return new ApiError("invalid_body", "invalid request parameters");
-  return new ApiError("internal", "internal error");
 }

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ApiError } from "../http/errors";
+import { ApiError, toApiError } from "../http/errors";
 import { parseBody } from "../http/validate";
 import { getStatus, listTriggers, recordCheckpointTool, registerTriggerTool } from "./agent-tools";
 import { getApproval, requestApproval, updatePacket, waitForApproval } from "./approval-tools";
@@ -43,7 +43,7 @@ export function toolServer(call: ToolCall): Server {
       const answer = await tool.run(call, args);
       return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
     } catch (error) {
-      const refusal = error instanceof ApiError ? error : new ApiError("internal", "internal error");
+      const refusal = toApiError(error);
       if (refusal.code === "internal") call.ctx.log.error({ err: error, tool: tool.name }, "tool call failed");
       const json = refusal.toJSON();
       return {
