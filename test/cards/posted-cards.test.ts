@@ -67,8 +67,8 @@ describe.each(PROVIDERS)("one posted-card protocol for approval cards and pings 
       payload,
     );
     expect(tokens.approve).not.toBe(tokens.deny);
-    expect(await findChatButton(h.ctx.store.db, tokens.approve)).toMatchObject({ action: "run.approve", payload });
-    expect(await findChatButton(h.ctx.store.db, tokens.deny)).toMatchObject({ action: "run.deny", payload });
+    expect(await findChatButton(h.ctx.store, tokens.approve)).toMatchObject({ action: "run.approve", payload });
+    expect(await findChatButton(h.ctx.store, tokens.deny)).toMatchObject({ action: "run.deny", payload });
   });
 
   it("posts each target once: a failed post gives its claim back, the next pass posts it, a third posts nothing", async () => {

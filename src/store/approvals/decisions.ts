@@ -1,8 +1,10 @@
+import { type AgentSettings, agentSettingsOf } from "../../policy/agent-settings";
 import type { Faults } from "../../policy/faults";
 import type { Db, Store } from "../connection/client";
-import { isUniqueViolation } from "../connection/prisma-errors";
-import { planDelivery } from "../outbox/plan";
+import { asDate, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { insertOutboxRow } from "../outbox/insert";
 import type { PlannedDelivery } from "../outbox/types";
+import { type RawRunRow, RUN_COLUMNS, type RunRecord, rawToRunRecord } from "./runs";
 
 export interface StoredDecision {
   eventId: string;
@@ -32,6 +34,100 @@ export async function findDeciding(db: Db, runId: string): Promise<StoredDecisio
   return row ? toStored(row) : null;
 }
 
+/** What a decision is decided on, read in one statement: the run, this event id's earlier decision, the agent's settings. */
+export interface DecisionFacts {
+  run: RunRecord;
+  recorded: StoredDecision | null;
+  /** The run's agent's settings (the contract of an approved action's destination); null if the agent is gone. */
+  agentSettings: AgentSettings | null;
+  /**
+   * The decision that moved a run out of `waiting`, with its actor's name: made on the version before the one
+   * the run moved to (only winning decisions are recorded, and a run leaves `waiting` once).
+   */
+  deciding: { event: StoredDecision; actorName: string | null } | null;
+}
+
+const readFacts = sqlText(
+  () => `SELECT ${RUN_COLUMNS("r")},
+    e."fingerprint" AS "eFingerprint", e."actorId" AS "eActorId", e."action" AS "eAction", e."version" AS "eVersion",
+    e."digest" AS "eDigest", e."result" AS "eResult", e."createdAt" AS "eAt", a."settings" AS "agentSettings",
+    m."eventId" AS "mEventId", m."fingerprint" AS "mFingerprint", m."actorId" AS "mActorId", m."action" AS "mAction",
+    m."version" AS "mVersion", m."digest" AS "mDigest", m."result" AS "mResult", m."createdAt" AS "mAt",
+    mu."name" AS "mActorName"
+  FROM "Run" r
+  LEFT JOIN "DecisionEvent" e ON e."runId" = r."id" AND e."eventId" = ?
+  LEFT JOIN "Agent" a ON a."id" = r."agentId"
+  LEFT JOIN "DecisionEvent" m ON m."runId" = r."id" AND r."state" IN ('approved', 'denied', 'expired')
+    AND m."version" = r."version" - 1
+  LEFT JOIN "User" mu ON mu."id" = m."actorId"
+  WHERE r."id" = ?`,
+);
+
+type FactsRow = RawRunRow & {
+  eFingerprint: string | null;
+  eActorId: string | null;
+  eAction: string;
+  eVersion: number;
+  eDigest: string;
+  eResult: string;
+  eAt: unknown;
+  agentSettings: string | null;
+  mEventId: string | null;
+  mFingerprint: string;
+  mActorId: string | null;
+  mAction: string;
+  mVersion: number;
+  mDigest: string;
+  mResult: string;
+  mAt: unknown;
+  mActorName: string | null;
+};
+
+/**
+ * The run, the decision already recorded under `eventId` (a re-sent click), the agent's settings and, for a
+ * decided run, the decision that moved it, in one statement: a decision's reads (and the note's of a click that
+ * came too late), which were four or five round trips.
+ */
+export async function findDecisionFacts(store: Store, runId: string, eventId: string): Promise<DecisionFacts | null> {
+  const [row] = await store.sql.read(function* (d) {
+    return yield* rows<FactsRow>(readFacts(d), eventId, runId);
+  });
+  if (!row) return null;
+  return {
+    run: rawToRunRecord(row),
+    recorded:
+      row.eFingerprint === null
+        ? null
+        : {
+            eventId,
+            fingerprint: row.eFingerprint,
+            actorId: row.eActorId,
+            action: row.eAction,
+            version: Number(row.eVersion),
+            digest: row.eDigest,
+            result: row.eResult,
+            at: asDate(row.eAt),
+          },
+    agentSettings: row.agentSettings === null ? null : agentSettingsOf(JSON.parse(row.agentSettings)),
+    deciding:
+      row.mEventId === null
+        ? null
+        : {
+            event: {
+              eventId: row.mEventId,
+              fingerprint: row.mFingerprint,
+              actorId: row.mActorId,
+              action: row.mAction,
+              version: Number(row.mVersion),
+              digest: row.mDigest,
+              result: row.mResult,
+              at: asDate(row.mAt),
+            },
+            actorName: row.mActorName,
+          },
+  };
+}
+
 export interface DecisionCommit {
   runId: string;
   /** The run's tenant and agent, recorded on the event for the audit list. */
@@ -49,37 +145,64 @@ export interface DecisionCommit {
 
 class LostRace extends Error {}
 
+// The run moves only from `waiting` at the version the decision was made on: across processes the database
+// decides which of two racing decisions wins, whatever either process believed.
+const moveRun = sqlText(
+  (d) => `UPDATE "Run" SET "state" = ?, "version" = ?, "decidedBy" = ?, "decidedAt" = ${d.time}, "updatedAt" = ${d.time}
+  WHERE "id" = ? AND "version" = ? AND "state" = 'waiting'`,
+);
+const recordEvent = sqlText(
+  (d) => `INSERT INTO "DecisionEvent" ("runId", "tenantId", "agentId", "eventId", "fingerprint", "actorId", "action",
+    "version", "digest", "result", "createdAt")
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.time}) ON CONFLICT DO NOTHING`,
+);
+
+function* writeDecision(d: Dialect, commit: DecisionCommit): Step<boolean> {
+  const { event, at } = commit;
+  const moved = yield* count(
+    moveRun(d),
+    commit.next.state,
+    commit.next.version,
+    event.actorId,
+    at,
+    at,
+    commit.runId,
+    commit.fromVersion,
+  );
+  if (moved !== 1) return false;
+  const recorded = yield* count(
+    recordEvent(d),
+    commit.runId,
+    commit.tenantId,
+    commit.agentId,
+    event.eventId,
+    event.fingerprint,
+    event.actorId,
+    event.action,
+    event.version,
+    event.digest,
+    event.result,
+    at,
+  );
+  // The same event id recorded first by another decision: the run's move is rolled back with this throw.
+  if (recorded !== 1) throw new LostRace();
+  if (commit.outbox)
+    yield* insertOutboxRow(d, { ...commit.outbox, payload: JSON.stringify(commit.outbox.payload) }, at);
+  commit.faults?.reach("before-approve-commit");
+  return true;
+}
+
 /**
- * Writes a decision in one transaction: the run moves on with a conditional update on (id, version,
- * waiting), the event is recorded and the outbox row planned. Returns false when another decision won
- * the update (or recorded the same event id first); then nothing of this one is written.
+ * Writes a decision in one transaction of the store's own statements (SQLite: prepared, synchronous;
+ * PostgreSQL: the driver directly): the run moves on with a conditional update on (id, version, waiting), the
+ * event is recorded and the outbox row planned. Returns false when another decision won the update (or
+ * recorded the same event id first); then nothing of this one is written.
  */
 export async function commitDecision(store: Store, commit: DecisionCommit): Promise<boolean> {
   try {
-    await store.db.$transaction(
-      async (tx) => {
-        const moved = await tx.run.updateMany({
-          where: { id: commit.runId, version: commit.fromVersion, state: "waiting" },
-          data: { ...commit.next, decidedBy: commit.event.actorId, decidedAt: commit.at },
-        });
-        if (moved.count !== 1) throw new LostRace();
-        await tx.decisionEvent.create({
-          data: {
-            runId: commit.runId,
-            tenantId: commit.tenantId,
-            agentId: commit.agentId,
-            ...commit.event,
-            createdAt: commit.at,
-          },
-        });
-        if (commit.outbox) await planDelivery(store, commit.outbox, commit.at, tx);
-        commit.faults?.reach("before-approve-commit");
-      },
-      { maxWait: 30_000, timeout: 30_000 },
-    );
-    return true;
+    return await store.sql.write((d) => writeDecision(d, commit));
   } catch (error) {
-    if (error instanceof LostRace || isUniqueViolation(error)) return false;
+    if (error instanceof LostRace) return false;
     throw error;
   }
 }

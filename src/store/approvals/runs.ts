@@ -1,6 +1,7 @@
 import type { RunState } from "../../policy/approval";
 import type { Db, Tx } from "../connection/client";
 import { isUniqueViolation } from "../connection/prisma-errors";
+import { asDate, asDateOrNull } from "../connection/sql";
 
 /** A run as stored (design.md section 5): the durable record of one piece of agent work under review. */
 export interface RunRecord {
@@ -48,6 +49,50 @@ export const toRunRecord = (row: RunRow): RunRecord => ({
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
+
+const RAW_COLUMNS = [
+  "id",
+  "tenantId",
+  "agentId",
+  "operation",
+  "destination",
+  "state",
+  "version",
+  "digest",
+  "packet",
+  "checkpoint",
+  "vars",
+  "deadline",
+  "escalateAfter",
+  "reviewers",
+  "decidedBy",
+  "decidedAt",
+  "createdAt",
+  "updatedAt",
+] as const;
+
+/** The Run columns a RunRecord is made of, for a statement of the store's own (`alias`: the table's name in it). */
+export const RUN_COLUMNS = (alias: string): string => RAW_COLUMNS.map((c) => `${alias}."${c}"`).join(", ");
+
+/** A Run row as the store's own statements read it: timestamps as either database returns them. */
+export type RawRunRow = Omit<RunRow, "deadline" | "decidedAt" | "createdAt" | "updatedAt" | "policyVersion"> & {
+  deadline: unknown;
+  decidedAt: unknown;
+  createdAt: unknown;
+  updatedAt: unknown;
+};
+
+export const rawToRunRecord = (row: RawRunRow): RunRecord =>
+  toRunRecord({
+    ...row,
+    version: Number(row.version),
+    escalateAfter: row.escalateAfter === null ? null : Number(row.escalateAfter),
+    policyVersion: 1,
+    deadline: asDateOrNull(row.deadline),
+    decidedAt: asDateOrNull(row.decidedAt),
+    createdAt: asDate(row.createdAt),
+    updatedAt: asDate(row.updatedAt),
+  });
 
 export async function findRun(db: Db | Tx, id: string): Promise<RunRecord | null> {
   const row = await db.run.findUnique({ where: { id } });

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
-import type { Db } from "../connection/client";
+import type { Db, Store } from "../connection/client";
+import { asDate, rows, sqlText } from "../connection/sql";
 
 export interface StoredButton {
   id: string;
@@ -27,9 +28,19 @@ export async function createChatButtons(
   return rows.map((row) => ({ ...row, payload: payloads.get(row.id)! }));
 }
 
-export async function findChatButton(db: Db, id: string): Promise<StoredButton | null> {
-  const row = await db.chatButton.findUnique({ where: { id } });
-  return row ? { ...row, payload: JSON.parse(row.payload) as Record<string, unknown> } : null;
+const readButton = sqlText(
+  () =>
+    `SELECT "id", "tenantId", "agentId", "action", "payload", "requestedBy", "createdAt" FROM "ChatButton" WHERE "id" = ?`,
+);
+
+/** A stored button by its token: a statement of the store's own, as every click reads one. */
+export async function findChatButton(store: Store, id: string): Promise<StoredButton | null> {
+  const [row] = await store.sql.read(function* (d) {
+    return yield* rows<Omit<StoredButton, "payload"> & { payload: string }>(readButton(d), id);
+  });
+  return row
+    ? { ...row, payload: JSON.parse(row.payload) as Record<string, unknown>, createdAt: asDate(row.createdAt) }
+    : null;
 }
 
 /** Replaces a button's payload, e.g. to record that its card was cancelled. */

@@ -1,17 +1,51 @@
 import { parseIdentity } from "../../policy/ids";
-import type { Db } from "../connection/client";
+import type { Db, Store } from "../connection/client";
+import { rows, sqlText } from "../connection/sql";
 import type { KnownAgent, KnownUser } from "./directory";
 import { findUserByIdentity, toKnownAgent } from "./directory";
 
-/** The tenant a Slack team or Discord guild belongs to; null when that workspace is not configured. */
-export async function findTenantByWorkspace(
-  db: Db,
-  platform: "slack" | "discord",
-  workspaceId: string,
-): Promise<string | null> {
-  const where = platform === "slack" ? { slackTeamId: workspaceId } : { discordGuildId: workspaceId };
-  const row = await db.tenant.findFirst({ where, select: { id: true } });
-  return row?.id ?? null;
+const callerIn = (column: "slackTeamId" | "discordGuildId" | null) =>
+  sqlText(
+    () => `SELECT ${column ? 'w."id"' : "NULL"} AS "workspaceTenant", u."id", u."tenantId", u."name", u."isAdmin"
+  FROM (SELECT 1 AS "one") AS x
+  ${column ? `LEFT JOIN "Tenant" w ON w."${column}" = ?` : ""}
+  LEFT JOIN "Identity" i ON i."id" = ?
+  LEFT JOIN "User" u ON u."id" = i."userId"`,
+  );
+const CALLER = { slack: callerIn("slackTeamId"), discord: callerIn("discordGuildId"), none: callerIn(null) };
+
+/** Who a platform identity is, and which tenant its workspace belongs to, as one read. */
+export interface Caller {
+  /** The tenant configured for the workspace; null when none is (only asked for with a workspace). */
+  workspaceTenant: string | null;
+  user: KnownUser | null;
+}
+
+/**
+ * The user an identity key maps to and, with `workspace`, the tenant of that Slack team or Discord guild: one
+ * statement where they were three (tenant, identity, user).
+ */
+export async function findCaller(
+  store: Store,
+  identity: string,
+  workspace: { platform: "slack" | "discord"; id: string } | null,
+): Promise<Caller> {
+  const [row] = await store.sql.read(function* (d) {
+    return yield* rows<{
+      workspaceTenant: string | null;
+      id: string | null;
+      tenantId: string;
+      name: string;
+      isAdmin: unknown;
+    }>(CALLER[workspace?.platform ?? "none"](d), ...(workspace ? [workspace.id, identity] : [identity]));
+  });
+  return {
+    workspaceTenant: row?.workspaceTenant ?? null,
+    user:
+      row && row.id !== null
+        ? { id: row.id, tenantId: row.tenantId, name: row.name, isAdmin: row.isAdmin === true || row.isAdmin === 1 }
+        : null,
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { seesDeliveryDetail as detailRule, standingToward } from "../../../policy/access";
 import { deliveryClass } from "../../../policy/delivery-class";
 import { agentNameOf as agentName, runName } from "../../../policy/ids";
-import { findDeciding } from "../../../store/approvals/decisions";
+import { findDeciding, type StoredDecision } from "../../../store/approvals/decisions";
 import type { RunRecord } from "../../../store/approvals/runs";
 import type { Db } from "../../../store/connection/client";
 import { type KnownUser, userName } from "../../../store/directory/directory";
@@ -102,11 +102,21 @@ export async function runView(db: Db, run: RunRecord, detail = false): Promise<R
   return approvalRunView(db, run, detail);
 }
 
-export async function approvalRunView(db: Db, run: RunRecord, detail = false): Promise<ApprovalRunView> {
-  const [deciding, delivery, names] = await Promise.all([
-    findDeciding(db, run.id),
+/**
+ * `detail` may still be under way (the reader's standing, read beside the view's own reads rather than before
+ * them). `deciding`: the decision that moved the run, when the caller knows it already (a decision just made).
+ */
+export async function approvalRunView(
+  db: Db,
+  run: RunRecord,
+  detail: boolean | Promise<boolean> = false,
+  deciding?: StoredDecision,
+): Promise<ApprovalRunView> {
+  const [decided, delivery, names, seesDetail] = await Promise.all([
+    deciding ?? findDeciding(db, run.id),
     findRunDelivery(db, run.id),
     userNames(db, run.reviewers),
+    detail,
   ]);
   const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
   return {
@@ -122,19 +132,19 @@ export async function approvalRunView(db: Db, run: RunRecord, detail = false): P
     vars: run.vars,
     deadline: iso(run.deadline),
     reviewers,
-    ...(deciding
+    ...(decided
       ? {
           decision: {
-            eventId: deciding.eventId,
-            action: deciding.action,
-            result: deciding.result,
-            version: deciding.version,
-            by: deciding.actorId ? (names.get(deciding.actorId) ?? (await userName(db, deciding.actorId))) : null,
-            at: deciding.at.toISOString(),
+            eventId: decided.eventId,
+            action: decided.action,
+            result: decided.result,
+            version: decided.version,
+            by: decided.actorId ? (names.get(decided.actorId) ?? (await userName(db, decided.actorId))) : null,
+            at: decided.at.toISOString(),
           },
         }
       : {}),
-    ...(delivery ? { delivery: deliveryView(delivery, detail) } : {}),
+    ...(delivery ? { delivery: deliveryView(delivery, seesDetail) } : {}),
     updatedAt: run.updatedAt.toISOString(),
   };
 }

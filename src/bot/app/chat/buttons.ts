@@ -36,7 +36,7 @@ export async function ownButton(
   user: KnownUser,
   click: ButtonClick,
 ): Promise<StoredButton | null> {
-  const button = await findChatButton(ctx.store.db, click.token);
+  const button = await findChatButton(ctx.store, click.token);
   return button && button.tenantId === user.tenantId && button.action === click.action ? button : null;
 }
 
@@ -71,12 +71,12 @@ export async function decideByButton(
   return { outcome: { ...decided, run: await noteRun(ctx, user, decided.run) }, cardVersion: version, held };
 }
 
-/** A decision this click won is known already; otherwise the one that moved the run is read, with its name. */
-async function noteRun(ctx: HandlerContext, user: KnownUser, { record, won }: DecidedRun): Promise<NoteRun> {
+/** A decision this click (or the click just before it on the run) won is known already; otherwise the one that moved the run is read, with its name. */
+async function noteRun(ctx: HandlerContext, user: KnownUser, { record, deciding }: DecidedRun): Promise<NoteRun> {
   const shown = { operation: record.operation, version: record.version, state: record.state };
-  if (won) return { ...shown, decision: won };
-  const deciding = await findDeciding(ctx.store.db, record.id);
-  if (!deciding) return shown;
-  const by = deciding.actorId === user.id ? user.name : await userName(ctx.store.db, deciding.actorId);
-  return { ...shown, decision: { result: deciding.result, by, at: deciding.at.toISOString() } };
+  if (deciding) return { ...shown, decision: deciding.view };
+  const moved = await findDeciding(ctx.store.db, record.id);
+  if (!moved) return shown;
+  const by = moved.actorId === user.id ? user.name : await userName(ctx.store.db, moved.actorId);
+  return { ...shown, decision: { result: moved.result, by, at: moved.at.toISOString() } };
 }

@@ -1,10 +1,6 @@
 import { identityKey } from "../../../policy/ids";
-import { findAgent, findUserByIdentity, type KnownAgent, type KnownUser } from "../../../store/directory/directory";
-import {
-  findDiscordUserInAnyGuild,
-  findTenantByWorkspace,
-  listTenantAgents,
-} from "../../../store/directory/identities";
+import { findAgent, type KnownAgent, type KnownUser } from "../../../store/directory/directory";
+import { findCaller, findDiscordUserInAnyGuild, listTenantAgents } from "../../../store/directory/identities";
 import type { HandlerContext } from "../context";
 
 /** Who spoke, as a chat platform names them (the surfaces' ChatActor has this shape). */
@@ -24,24 +20,26 @@ export type Identified = { ok: true; user: KnownUser } | { ok: false; code: "unk
  */
 export async function identifyCaller(ctx: HandlerContext, actor: PlatformIdentity): Promise<Identified> {
   const { db } = ctx.store;
-  let workspaceTenant: string | null = null;
-  // A console session names its tenant itself (its identity is web:<tenant>:<user>).
-  if (actor.platform === "web") workspaceTenant = actor.workspaceId ?? null;
-  else if (actor.platform !== "telegram" && actor.workspaceId) {
-    workspaceTenant = await findTenantByWorkspace(db, actor.platform, actor.workspaceId);
-    if (!workspaceTenant) return { ok: false, code: "unknown_workspace" };
+  // A Discord DM carries no guild: the user is looked for across the configured guilds.
+  if (actor.platform === "discord" && !actor.workspaceId) {
+    const user = await findDiscordUserInAnyGuild(db, actor.userId);
+    return user ? { ok: true, user } : { ok: false, code: "unknown_user" };
   }
-  const user =
+  if (actor.platform !== "telegram" && !actor.workspaceId) return { ok: false, code: "unknown_user" };
+  const identity =
     actor.platform === "telegram"
-      ? await findUserByIdentity(db, identityKey({ platform: "telegram", userId: actor.userId }))
-      : actor.workspaceId
-        ? await findUserByIdentity(
-            db,
-            identityKey({ platform: actor.platform, workspaceId: actor.workspaceId, userId: actor.userId }),
-          )
-        : actor.platform === "discord"
-          ? await findDiscordUserInAnyGuild(db, actor.userId)
-          : null;
+      ? identityKey({ platform: "telegram", userId: actor.userId })
+      : identityKey({ platform: actor.platform, workspaceId: actor.workspaceId!, userId: actor.userId });
+  // The workspace's tenant and the user in one read; a console session names its tenant itself (its
+  // identity is web:<tenant>:<user>).
+  const workspace =
+    actor.platform === "slack" || actor.platform === "discord"
+      ? { platform: actor.platform, id: actor.workspaceId! }
+      : null;
+  const caller = await findCaller(ctx.store, identity, workspace);
+  if (workspace && !caller.workspaceTenant) return { ok: false, code: "unknown_workspace" };
+  const workspaceTenant = workspace ? caller.workspaceTenant : actor.platform === "web" ? actor.workspaceId! : null;
+  const { user } = caller;
   if (!user || (workspaceTenant !== null && workspaceTenant !== user.tenantId))
     return { ok: false, code: "unknown_user" };
   return { ok: true, user };

@@ -96,7 +96,7 @@ export const personName = async (ctx: HandlerContext, userId: string | null): Pr
 /** A cancelled card is used: its Confirm, clicked or re-sent later, resumes nothing. */
 export async function cancelResumeCard(ctx: HandlerContext, cancel: StoredButton): Promise<void> {
   const token = cancel.payload.confirmToken;
-  const confirm = typeof token === "string" ? await findChatButton(ctx.store.db, token) : null;
+  const confirm = typeof token === "string" ? await findChatButton(ctx.store, token) : null;
   if (confirm) await replaceChatButtonPayload(ctx.store.db, confirm.id, { ...confirm.payload, cancelled: true });
 }
 

@@ -172,7 +172,7 @@ export async function escalationOfButton(
   token: string,
   action: string,
 ): Promise<string | null> {
-  const button = await findChatButton(ctx.store.db, token);
+  const button = await findChatButton(ctx.store, token);
   const id = button?.payload.escalationId;
   if (!button || button.tenantId !== user.tenantId || button.action !== action || typeof id !== "string") return null;
   return id;
