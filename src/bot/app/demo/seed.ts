@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { parse } from "yaml";
+import { load } from "js-yaml";
 import { userId } from "../../../policy/ids";
 import { findAgent, findUserById, type KnownAgent } from "../../../store/directory/directory";
 import { createRunForAgent } from "../approvals/create-run";
@@ -79,7 +79,7 @@ async function seedWork(ctx: HandlerContext, agent: KnownAgent, receiver: string
 
 /** "rita (demo-key-acme-rita-0004), ..." from the example file: the demo keys people type into the form. */
 function demoKeys(configFile: string): string {
-  const doc = parse(fs.readFileSync(configFile, "utf8")) as {
+  const doc = load(fs.readFileSync(configFile, "utf8")) as {
     tenants?: Record<string, { users?: Record<string, { apiKey?: string }> }>;
   };
   const users = doc.tenants?.[DEMO.tenant]?.users ?? {};
