@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -24,6 +25,11 @@ export interface HeldBenchOptions {
   postgresAdminUrl?: string;
   agents?: number;
   perAgent?: number;
+  /**
+   * After the one-process warm rounds, as many again with a second bot process (bench/held-peer.ts) on the
+   * same database and queue prefix, for the two-process figure. Meaningful on PostgreSQL only.
+   */
+  twoProcesses?: boolean;
 }
 
 export interface HeldBenchResult {
@@ -41,6 +47,9 @@ export interface HeldBenchResult {
   gatedRounds: number[];
   /** The first round, in a process whose threads have not compiled their hot code yet. */
   gatedColdPerSec: number;
+  /** The two-process rounds' b/a ratios, and their median over the one-process median (null: not run). */
+  twoProcessRatios: number[];
+  twoOverOne: number | null;
   releasePerSec: number;
   /** CPU microseconds per job or delivery, of this process (all threads) and of Redis, per phase (means). */
   cpuPerItem: Record<"a" | "bCold" | "b" | "c", { node: number; redis: number }>;
@@ -58,14 +67,14 @@ const median = (values: number[]) => {
 
 const log = pino({ level: "warn" });
 /** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
-const TICK_OPTS = { removeOnComplete: true, removeOnFail: 1000 };
+export const TICK_OPTS = { removeOnComplete: true, removeOnFail: 1000 };
 const prefixOf = () => `hf-bench-${crypto.randomUUID().slice(0, 8)}`;
 
 /**
  * CPU spent between start and stop, per item: this process (every thread, the receiver's included) and the
  * Redis server. On a 2-core machine the phases are CPU-bound, so these say where a ratio goes.
  */
-async function cpuMeter(redisUrl: string) {
+export async function cpuMeter(redisUrl: string) {
   const redis = new Redis(redisUrl);
   const redisCpu = async () => {
     const info = await redis.info("cpu");
@@ -91,7 +100,7 @@ async function cpuMeter(redisUrl: string) {
  * is: the worker is already running when the jobs are added in bulk, and the clock runs from the add
  * until the last job completed.
  */
-async function rawBullmq(
+export async function rawBullmq(
   redisUrl: string,
   jobs: number,
 ): Promise<{ rate: number; cpu: { node: number; redis: number } }> {
@@ -123,7 +132,7 @@ async function rawBullmq(
 }
 
 /** 1,000 agents in one tenant, with an admin who can pause and resume the whole tenant. */
-function benchDirectory(agents: number): DirectorySpec {
+export function benchDirectory(agents: number): DirectorySpec {
   return {
     tenants: [
       {
@@ -254,6 +263,24 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       warm.push({ ...gated, ratio: gated.rate / ((raws.at(-2)!.rate + raws.at(-1)!.rate) / 2) });
     }
 
+    // Two processes: the same warm rounds with a second bot process sharing the work through the database and
+    // the queue. Both processes, PostgreSQL and Redis share this machine's cores, so this says what the design
+    // leaves on the table on a bigger machine only where it is not CPU-bound here.
+    const twoProcessRatios: number[] = [];
+    if (options.twoProcesses) {
+      const peer = await startPeer(url, options.redisUrl, prefix);
+      try {
+        for (let round = 1; round <= WARM_ROUNDS; round++) {
+          const gated = await gatedRound(new Date(slot.getTime() + (WARM_ROUNDS + round) * 60_000));
+          bKeys.push(...gated.keys);
+          raws.push(await rawBullmq(options.redisUrl, total));
+          twoProcessRatios.push(gated.rate / ((raws.at(-2)!.rate + raws.at(-1)!.rate) / 2));
+        }
+      } finally {
+        await peer.stop();
+      }
+    }
+
     // (c) release: a tenant-wide pause, perAgent held occurrences per agent (misfire "all"), then resume.
     const root = { id: "bench:root", tenantId: "bench", name: "root", isAdmin: true };
     await pauseTenant(ctx, root, "bench", null);
@@ -302,6 +329,8 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       gatedDeliveriesPerSec: median(warm.map((w) => w.rate)),
       gatedRounds: warm.map((w) => w.rate),
       gatedColdPerSec: coldRound.rate,
+      twoProcessRatios,
+      twoOverOne: twoProcessRatios.length ? median(twoProcessRatios) / median(bRatios) : null,
       releasePerSec,
       cpuPerItem: {
         a: mean(raws.map((r) => r.cpu)),
@@ -318,4 +347,28 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await postgres?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** bench/held-peer.ts as a child process, once its runtime is started; `stop` closes its stdin and waits for its exit. */
+async function startPeer(url: string, redisUrl: string, prefix: string) {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--max-semi-space-size=32", "bench/held-peer.ts", url, redisUrl, prefix],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`bench peer exited (${code}) before it was ready`)));
+  });
+  return {
+    async stop() {
+      child.stdin.end();
+      await exited;
+    },
+  };
 }

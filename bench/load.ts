@@ -5,7 +5,7 @@ import { stringify } from "yaml";
 import { openStore } from "../src/store/connection/client";
 import { blockActionsBody, postSigned, slackArgs, startSlackFake } from "../test/fakes/slack-fake";
 import { type BotProcess, isServing, spawnBot } from "../test/support/bot-process";
-import { api, sleep } from "../test/support/deployment";
+import { api as apiOnce, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
 import { freshPostgres } from "./postgres";
 import { buildProduction, PRODUCTION, rssMiB } from "./process";
@@ -27,14 +27,42 @@ const PROCESSES = num("LOAD_PROCESSES", 3);
 /** Each trigger's interval: AGENTS / EVERY due times a second come due while paused. */
 const EVERY_MS = num("LOAD_EVERY_MS", 10_000);
 const CLICKS_AT_ONCE = 20;
+/** How long after the last released due time was delivered the steady-state RSS is read. */
+const SETTLE_MS = num("LOAD_SETTLE_MS", 30_000);
 /** Set to a directory: each process writes a V8 heap snapshot there once the release is done (where its memory went). */
 const SNAPSHOTS = process.env.LOAD_HEAP_SNAPSHOTS;
+/**
+ * LOAD_NODE_FLAGS="<flags of process 0>;<flags of process 1>;...": node's flags per process in place of `npm start`'s
+ * (empty: npm start's), so two memory settings can be compared side by side under the same load.
+ */
+const NODE_FLAGS = (process.env.LOAD_NODE_FLAGS ?? "").split(";");
+const commandOf = (p: number): [string, ...string[]] => {
+  const flags = NODE_FLAGS[p % NODE_FLAGS.length]?.trim();
+  return flags ? [process.execPath, ...flags.split(/\s+/), "dist/main.mjs"] : PRODUCTION;
+};
 const SECRET = "load-slack-signing-secret";
 const TEAM = "T0LOAD";
 const ADA = "load-admin-key-0001";
 const agentName = (i: number) => `a${i}`;
 const agentKey = (i: number) => `load-agent-key-${String(i).padStart(6, "0")}`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+
+/**
+ * A call of the API that tries again after a 503 (the database too busy to take it: it changed nothing, and its
+ * Retry-After asks for 2 s), as a client should; the retries are counted and printed.
+ */
+let retried503 = 0;
+async function api(...args: Parameters<typeof apiOnce>): ReturnType<typeof apiOnce> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await apiOnce(...args);
+    } catch (error) {
+      if (attempt >= 10 || !/: 503 /.test((error as Error).message)) throw error;
+      retried503++;
+      await sleep(2_000);
+    }
+  }
+}
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -118,26 +146,15 @@ try {
     ...(SNAPSHOTS ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}` } : {}),
   };
   // One process applies the migrations and the directory first; the others find them done.
-  bots.push(await spawnBot(env, { command: PRODUCTION }));
+  bots.push(await spawnBot(env, { command: commandOf(0) }));
   await bots[0]!.waitForLog(isServing, 300_000);
-  for (let p = 1; p < PROCESSES; p++) bots.push(await spawnBot(env, { command: PRODUCTION }));
+  for (let p = 1; p < PROCESSES; p++) bots.push(await spawnBot(env, { command: commandOf(p) }));
   await Promise.all(bots.slice(1).map((b) => b.waitForLog(isServing, 300_000)));
   console.log(`load: ${PROCESSES} processes, ${AGENTS} agents, ${DUE} due times, ${CLICKS} clicks`);
 
   await api(bots[0]!, ADA, "POST", "/v1/tenant/pause", { reason: "load" });
   const setupStart = Date.now();
-  await inParallel(
-    Array.from({ length: AGENTS }, (_, i) => i),
-    8,
-    async (i) => {
-      await api(bots[i % PROCESSES]!, ADA, "POST", `/v1/agents/${agentName(i)}/triggers`, {
-        key: "tick",
-        every: EVERY_MS,
-        misfire: "all",
-        destination: tickUrl,
-      });
-    },
-  );
+  // The runs first: while the triggers are set up, their due times come due and are held.
   const runs: Array<{ id: string }> = [];
   await inParallel(
     Array.from({ length: CLICKS }, (_, i) => i),
@@ -154,6 +171,18 @@ try {
           deadline: new Date(Date.now() + 3_600_000).toISOString(),
         })) as { id: string },
       );
+    },
+  );
+  await inParallel(
+    Array.from({ length: AGENTS }, (_, i) => i),
+    8,
+    async (i) => {
+      await api(bots[i % PROCESSES]!, ADA, "POST", `/v1/agents/${agentName(i)}/triggers`, {
+        key: "tick",
+        every: EVERY_MS,
+        misfire: "all",
+        destination: tickUrl,
+      });
     },
   );
   console.log(`  set up ${AGENTS} triggers and ${CLICKS} runs in ${((Date.now() - setupStart) / 1000).toFixed(1)} s`);
@@ -208,6 +237,19 @@ try {
   }
   const releaseMs = Date.now() - resumed;
   await clicking;
+  const atReleaseDone = bots.map((b) => rssMiB(b.child.pid!));
+  // A full release: every released due time delivered. Then the steady state of 10,000 agents ticking, read
+  // SETTLE_MS later (the figure issue 21 sets a target for), while the triggers go on.
+  for (;;) {
+    const [pending] = (await store.db.$queryRawUnsafe(
+      `SELECT count(*)::int AS n FROM "Occurrence" o JOIN "OutboxItem" x ON x."id" = o."outboxId"
+       WHERE o."releaseId" IS NOT NULL AND x."state" IN ('PLANNED', 'DISPATCHED')`,
+    )) as Array<{ n: number }>;
+    if (pending!.n === 0) break;
+    await sleep(500);
+  }
+  const deliveredMs = Date.now() - resumed;
+  await sleep(SETTLE_MS);
   const afterRelease = bots.map((b) => rssMiB(b.child.pid!));
   if (SNAPSHOTS) await heapSnapshots(bots, SNAPSHOTS);
   for (let i = 0; i < AGENTS; i++)
@@ -240,8 +282,9 @@ try {
     `  clicks: ${latencies.length}, acks ${JSON.stringify(Object.fromEntries(statuses))}, click-to-ack p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms; ${approved} runs approved, ${actions} actions`,
   );
   console.log(
-    `  RSS per process (MB): peak ${bots.map((b) => mb(rssMiB(b.child.pid!, "VmHWM"))).join(", ")}; after the release and the clicks ${afterRelease.map(mb).join(", ")}`,
+    `  RSS per process (MB${NODE_FLAGS.length > 1 ? `, flags ${bots.map((_, p) => commandOf(p).slice(1, -1).join(" ") || "-").join(" | ")}` : ""}): peak ${bots.map((b) => mb(rssMiB(b.child.pid!, "VmHWM"))).join(", ")}; when the release was DONE (its deliveries still going out) ${atReleaseDone.map(mb).join(", ")}; ${SETTLE_MS / 1000} s after the last released due time was delivered (${(deliveredMs / 1000).toFixed(1)} s after the resume), the triggers still ticking: ${afterRelease.map(mb).join(", ")}`,
   );
+  console.log(`  calls answered 503 (database busy) and tried again: ${retried503}`);
   console.log(`  database size: ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MB`);
   console.log(
     `  ${items.length} deliveries: lost ${lost}, received twice or more with one key ${doubled} (the destinations keep keys: applied once there), received without an item ${strangers}, still HELD ${stillHeld}`,

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { tuneV8 } from "../src/bot/main/v8-tuning";
 import { benchApprovals } from "./approvals";
 import { benchChat } from "./chat";
@@ -15,9 +16,10 @@ const cpuLine = (name: string, c: { node: number; redis: number }) =>
   `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
 const postgresAdminUrl = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const held: Record<string, { b: number; c: number }> = {};
+let twoOverOne: number | null = null;
 for (const [database, options] of [
   ["SQLite", {}],
-  ["PostgreSQL", { postgresAdminUrl }],
+  ["PostgreSQL", { postgresAdminUrl, twoProcesses: true }],
 ] as const) {
   const figures = await runHeldBench({ redisUrl, ...options });
   held[database] = figures.ratios;
@@ -31,6 +33,12 @@ for (const [database, options] of [
   console.log(
     `  (c) release after resume, deliveries/s       ${fmt(figures.releasePerSec)}   c/a = ${figures.ratios.c.toFixed(2)}`,
   );
+  if (figures.twoOverOne !== null) {
+    twoOverOne = figures.twoOverOne;
+    console.log(
+      `  (b) with two processes: b/a ratios ${figures.twoProcessRatios.map((r) => r.toFixed(2)).join(", ")}; two over one = ${figures.twoOverOne.toFixed(2)}`,
+    );
+  }
   console.log(`  duplicates ${figures.duplicates}, lost ${figures.lost}`);
   const cpu = figures.cpuPerItem;
   console.log(
@@ -67,7 +75,13 @@ const rows: Row[] = [
     approvals.decisionsPerSec >= 2000,
   ],
   ["decision latency p99 (ms)", null, approvals.decisionP99Ms, "<= 50 ms", approvals.decisionP99Ms <= 50],
-  ["outbox deliveries / plain POST loop", null, approvals.outboxRatio, ">= 0.5", approvals.outboxRatio >= 0.5],
+  [
+    "outbox deliveries / plain POST loop",
+    null,
+    approvals.outboxRatio,
+    ">= 0.5",
+    approvals.outboxRatio !== null && approvals.outboxRatio >= 0.5,
+  ],
   [
     "500 Slack clicks: click -> decision and note, p99 (ms)",
     chat.SQLite.noteP99Ms,
@@ -96,7 +110,13 @@ const rows: Row[] = [
     "<= 3,000 ms",
     production.startToHealthyMs <= 3000,
   ],
-  ["two processes on one PostgreSQL / one, (b)", null, null, ">= 1.5 (not measured here)", null],
+  [
+    "two processes on one PostgreSQL / one, (b)",
+    null,
+    twoOverOne,
+    `>= 1.5 (${os.cpus().length} cores here: both processes, PostgreSQL and Redis share them)`,
+    twoOverOne === null ? null : twoOverOne >= 1.5,
+  ],
   ["RSS with 10,000 agents after a full release", null, null, "<= 300 MB (npm run bench:load)", null],
 ];
 console.log("\nissue 21's figures (this run) against their targets");
