@@ -1,5 +1,6 @@
-import type { Db } from "../connection/client";
-import { type OutboxItem, type OutboxState, outboxItemOf } from "./types";
+import type { Db, Store } from "../connection/client";
+import { rows, sqlText } from "../connection/sql";
+import { type OutboxItem, type OutboxRow, type OutboxState, outboxItemOf } from "./types";
 
 /** Which NEEDS_REVIEW items a bulk reconcile takes: all of the tenant's, narrowed by each filter given. */
 export interface ReviewFilter {
@@ -26,9 +27,15 @@ export async function findReviewItems(db: Db, tenantId: string, filter: ReviewFi
   return rows.map(outboxItemOf);
 }
 
+const readRunDelivery = sqlText(
+  () => `SELECT * FROM "OutboxItem" WHERE "runId" = ? ORDER BY "createdAt" DESC, "id" DESC LIMIT 1`,
+);
+
 /** The latest outbox item of a run: its delivery state, kept apart from the approval state. */
-export async function findRunDelivery(db: Db, runId: string): Promise<OutboxItem | null> {
-  const row = await db.outboxItem.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });
+export async function findRunDelivery(store: Store, runId: string): Promise<OutboxItem | null> {
+  const [row] = await store.sql.read(function* (d) {
+    return yield* rows<OutboxRow>(readRunDelivery(d), runId);
+  });
   return row ? outboxItemOf(row) : null;
 }
 
