@@ -14,7 +14,7 @@ export async function agentRunView(ctx: HandlerContext, agent: KnownAgent, id: s
   const { db } = ctx.store;
   const run = await findTenantRun(db, agent.tenantId, id);
   if (!run || run.agentId !== agent.id) return null;
-  const view = await runView(db, run);
+  const view = await runView(ctx.store, run);
   return view.kind === "approval" ? { ...view, packet: JSON.parse(run.packet) } : view;
 }
 

@@ -77,11 +77,11 @@ export async function createRunForAgent(ctx: HandlerContext, command: CreateRunC
     const first = existing && (await findFirstPacket(db, id));
     if (existing?.agentId === agent.id && first?.digest === packetDigest(command.packet)) {
       ctx.metrics?.duplicateSuppressed("run_create");
-      return { kind: "already_created", run: await approvalRunView(db, existing) };
+      return { kind: "already_created", run: await approvalRunView(ctx.store, existing) };
     }
     return { kind: "exists" };
   }
   ctx.log.info({ run: id, agent: agent.id }, "run created");
   ctx.events.emit("run.changed", id);
-  return { kind: "created", run: await approvalRunView(db, (await findRun(db, id))!) };
+  return { kind: "created", run: await approvalRunView(ctx.store, (await findRun(db, id))!) };
 }

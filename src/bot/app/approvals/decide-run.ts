@@ -77,10 +77,8 @@ export async function decideRun(ctx: HandlerContext, command: DecideRunCommand):
   const decided = await recordDecision(ctx, command);
   if (decided.result === "not_found") return decided;
   const { record, deciding } = decided.run;
-  const build = () => {
-    const { db } = ctx.store;
-    return approvalRunView(db, record, seesDeliveryDetail(db, command.actor, record.agentId), deciding?.event);
-  };
+  const build = () =>
+    approvalRunView(ctx.store, record, seesDeliveryDetail(ctx.store, command.actor, record.agentId), deciding?.event);
   if (!deciding) return { ...decided, run: await build() } as DecideRunResult;
   let views = viewsAfter.get(deciding);
   if (!views) {

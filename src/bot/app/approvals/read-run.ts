@@ -32,9 +32,9 @@ export async function readRun(ctx: HandlerContext, asker: RunAsker, id: string):
       : {
           kind: "user",
           userId: asker.user.id,
-          standing: standingToward(await tenantStandingOf(db, asker.user), run.agentId),
+          standing: standingToward(await tenantStandingOf(ctx.store, asker.user), run.agentId),
         };
-  const view = await runView(db, run, reader.kind === "user" && seesDeliveryDetail(reader.standing));
+  const view = await runView(ctx.store, run, reader.kind === "user" && seesDeliveryDetail(reader.standing));
   if (view.kind !== "approval" || !seesPacket(reader, run)) return { run, view };
   return { run, view, packet: JSON.parse(run.packet) };
 }

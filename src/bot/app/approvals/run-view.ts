@@ -3,7 +3,7 @@ import { deliveryClass } from "../../../policy/delivery-class";
 import { agentNameOf as agentName, runName } from "../../../policy/ids";
 import { findDeciding, type StoredDecision } from "../../../store/approvals/decisions";
 import type { RunRecord } from "../../../store/approvals/runs";
-import type { Db } from "../../../store/connection/client";
+import type { Store } from "../../../store/connection/client";
 import { type KnownUser, userName } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
 import { findRunDelivery } from "../../../store/outbox/review";
@@ -67,8 +67,8 @@ export const isCheckpointRun = (run: RunRecord): boolean => CHECKPOINT_STATES.in
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** Whether a user sees the full `lastResult` of an agent's deliveries (policy/access.ts). */
-export async function seesDeliveryDetail(db: Db, user: KnownUser, agentId: string): Promise<boolean> {
-  return detailRule(standingToward(await tenantStandingOf(db, user), agentId));
+export async function seesDeliveryDetail(store: Store, user: KnownUser, agentId: string): Promise<boolean> {
+  return detailRule(standingToward(await tenantStandingOf(store, user), agentId));
 }
 
 /** `detail`: the full last result (principal, admin), or only its class. */
@@ -87,7 +87,7 @@ export function deliveryView(item: OutboxItem, detail = false): DeliveryView {
   };
 }
 
-export async function runView(db: Db, run: RunRecord, detail = false): Promise<RunView> {
+export async function runView(store: Store, run: RunRecord, detail = false): Promise<RunView> {
   if (isCheckpointRun(run) && run.checkpoint) {
     return {
       kind: "checkpoint",
@@ -99,7 +99,7 @@ export async function runView(db: Db, run: RunRecord, detail = false): Promise<R
       updatedAt: run.updatedAt.toISOString(),
     };
   }
-  return approvalRunView(db, run, detail);
+  return approvalRunView(store, run, detail);
 }
 
 /**
@@ -107,15 +107,15 @@ export async function runView(db: Db, run: RunRecord, detail = false): Promise<R
  * them). `deciding`: the decision that moved the run, when the caller knows it already (a decision just made).
  */
 export async function approvalRunView(
-  db: Db,
+  store: Store,
   run: RunRecord,
   detail: boolean | Promise<boolean> = false,
   deciding?: StoredDecision,
 ): Promise<ApprovalRunView> {
   const [decided, delivery, names, seesDetail] = await Promise.all([
-    deciding ?? findDeciding(db, run.id),
-    findRunDelivery(db, run.id),
-    userNames(db, run.reviewers),
+    deciding ?? findDeciding(store.db, run.id),
+    findRunDelivery(store, run.id),
+    userNames(store, run.reviewers),
     detail,
   ]);
   const reviewers = run.reviewers.map((id) => names.get(id) ?? id);
@@ -139,7 +139,7 @@ export async function approvalRunView(
             action: decided.action,
             result: decided.result,
             version: decided.version,
-            by: decided.actorId ? (names.get(decided.actorId) ?? (await userName(db, decided.actorId))) : null,
+            by: decided.actorId ? (names.get(decided.actorId) ?? (await userName(store.db, decided.actorId))) : null,
             at: decided.at.toISOString(),
           },
         }

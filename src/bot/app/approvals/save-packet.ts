@@ -33,7 +33,8 @@ export async function savePacket(ctx: HandlerContext, command: SavePacketCommand
   if (command.version !== undefined && command.version !== run.version) return { kind: "stale" };
   if (run.state !== "waiting") return { kind: "invalid_state" };
   const digest = packetDigest(command.packet);
-  if (digest === run.digest && !command.deadline) return { kind: "unchanged", run: await approvalRunView(db, run) };
+  if (digest === run.digest && !command.deadline)
+    return { kind: "unchanged", run: await approvalRunView(ctx.store, run) };
   const saved = await saveNewPacket(db, {
     runId: run.id,
     fromVersion: run.version,
@@ -45,5 +46,5 @@ export async function savePacket(ctx: HandlerContext, command: SavePacketCommand
   ctx.log.info({ run: run.id, version: run.version + 1 }, "packet saved");
   ctx.metrics?.approvalResolved("superseded", waitedSeconds(run, ctx.now()));
   ctx.events.emit("run.changed", run.id);
-  return { kind: "saved", run: await approvalRunView(db, (await findRun(db, run.id))!) };
+  return { kind: "saved", run: await approvalRunView(ctx.store, (await findRun(db, run.id))!) };
 }

@@ -25,7 +25,7 @@ export async function escalationDesk(ctx: HandlerContext, user: KnownUser): Prom
   for (const view of page.items) {
     const stored = await findEscalation(db, view.id);
     const agent = stored && (await findAgentById(db, stored.agentId));
-    const facts = stored && agent ? await itemFacts(db, stored, agent) : null;
+    const facts = stored && agent ? await itemFacts(ctx.store, stored, agent) : null;
     out.push({ view, facts, canTakeOver: view.kind === "approval" && view.state !== "resolved" && facts !== null });
   }
   return out;

@@ -56,7 +56,7 @@ export interface EscalationView {
  */
 async function visibleTo(ctx: HandlerContext, user: KnownUser, e: StoredEscalation): Promise<boolean> {
   if (e.tenantId !== user.tenantId) return false;
-  const standing = standingToward(await tenantStandingOf(ctx.store.db, user), e.agentId);
+  const standing = standingToward(await tenantStandingOf(ctx.store, user), e.agentId);
   return seesEscalation({ id: user.id, standing }, e);
 }
 
@@ -69,7 +69,7 @@ async function views(ctx: HandlerContext, list: StoredEscalation[]): Promise<Esc
   const ids = new Set(
     list.flatMap((e) => [...(steps.get(e.id) ?? []).flatMap((s) => s.notified), e.acknowledgedBy ?? ""]),
   );
-  const names = await userNames(db, [...ids].filter(Boolean));
+  const names = await userNames(ctx.store, [...ids].filter(Boolean));
   const places = await listPostedPingPlaces(
     db,
     list.map((e) => e.id),
@@ -115,7 +115,7 @@ export async function listEscalations(
   user: KnownUser,
   filter: { states: readonly EscalationState[]; limit: number; after?: EscalationKey },
 ): Promise<Page<EscalationView, EscalationKey>> {
-  const managed = managedAgents(await tenantStandingOf(ctx.store.db, user));
+  const managed = managedAgents(await tenantStandingOf(ctx.store, user));
   const visible = managed === "all" ? null : { userId: user.id, agentIds: [...managed] };
   const page = await escalationPage(ctx.store.db, user.tenantId, { ...filter, visibleTo: visible });
   return { items: await views(ctx, page.items), next: page.next };

@@ -1,6 +1,6 @@
 import { agentScope, runName } from "../../../policy/ids";
 import { countWaitingRuns, findRun } from "../../../store/approvals/runs";
-import type { Db } from "../../../store/connection/client";
+import type { Store } from "../../../store/connection/client";
 import { readControl } from "../../../store/control/change";
 import type { KnownAgent } from "../../../store/directory/directory";
 import { userNames } from "../../../store/directory/users";
@@ -45,21 +45,22 @@ export type ItemFacts =
 
 type Item = Pick<StoredEscalation, "kind" | "subject" | "tenantId">;
 
-const names = async (db: Db, ids: readonly string[]) => {
-  const map = await userNames(db, ids);
+const names = async (store: Store, ids: readonly string[]) => {
+  const map = await userNames(store, ids);
   return ids.map((id) => map.get(id) ?? id);
 };
 
-const principalOf = (db: Db, agent: KnownAgent) => names(db, agent.principalId ? [agent.principalId] : []);
+const principalOf = (store: Store, agent: KnownAgent) => names(store, agent.principalId ? [agent.principalId] : []);
 
 /** Reads the item's facts now; null when it no longer exists. Agent-supplied values are escaped by the adapters. */
-export async function itemFacts(db: Db, item: Item, agent: KnownAgent): Promise<ItemFacts | null> {
+export async function itemFacts(store: Store, item: Item, agent: KnownAgent): Promise<ItemFacts | null> {
+  const { db } = store;
   switch (item.kind) {
     case "approval": {
       const run = await findRun(db, item.subject);
       if (!run) return null;
       const { operation, version, digest } = run;
-      const reviewers = await names(db, run.reviewers);
+      const reviewers = await names(store, run.reviewers);
       return { kind: "approval", run: runName(run.tenantId, run.id), operation, version, digest, reviewers };
     }
     case "paused": {
@@ -67,7 +68,7 @@ export async function itemFacts(db: Db, item: Item, agent: KnownAgent): Promise<
       if (!control) return null;
       const held = await countHeldWork(db, agent.id);
       const waitingRuns = await countWaitingRuns(db, agent.id);
-      const principal = await principalOf(db, agent);
+      const principal = await principalOf(store, agent);
       return { kind: "paused", agent: agent.name, reason: control.reason, principal, waitingRuns, held };
     }
     case "review":
@@ -75,8 +76,8 @@ export async function itemFacts(db: Db, item: Item, agent: KnownAgent): Promise<
       const outbox = await findOutboxItem(db, item.subject);
       if (!outbox) return null;
       const run = outbox.runId ? await findRun(db, outbox.runId) : null;
-      const approver = run?.decidedBy ? (await names(db, [run.decidedBy]))[0]! : null;
-      const principal = await principalOf(db, agent);
+      const approver = run?.decidedBy ? (await names(store, [run.decidedBy]))[0]! : null;
+      const principal = await principalOf(store, agent);
       const runId = run && runName(run.tenantId, run.id);
       return { kind: item.kind, agent: agent.name, principal, outbox, run: runId, approver };
     }
@@ -90,12 +91,13 @@ export type Resolution =
   | { kind: "decided"; state: string; by: string | null; at: Date | null }
   | { kind: "delivery"; state: string };
 
-export async function resolutionOf(db: Db, item: Item & { itemVersion: number }): Promise<Resolution> {
+export async function resolutionOf(store: Store, item: Item & { itemVersion: number }): Promise<Resolution> {
+  const { db } = store;
   if (item.kind === "approval") {
     const run = await findRun(db, item.subject);
     if (!run) return { kind: "run_gone" };
     if (run.state === "waiting") return { kind: "superseded", version: run.version };
-    const by = run.decidedBy ? (await names(db, [run.decidedBy]))[0]! : null;
+    const by = run.decidedBy ? (await names(store, [run.decidedBy]))[0]! : null;
     return { kind: "decided", state: run.state, by, at: run.decidedAt };
   }
   if (item.kind === "paused") return { kind: "paused_over" };

@@ -28,7 +28,7 @@ export async function sendPing<C>(
     ctx.events.emit("escalation.suppressed", outcome);
     return;
   }
-  const facts = await itemFacts(db, escalation, agent);
+  const facts = await itemFacts(ctx.store, escalation, agent);
   if (!facts) return; // gone since this tick read it: the next tick resolves the escalation
   // Take over is for approvals only.
   const actions: { ack: string; takeOver?: string } =

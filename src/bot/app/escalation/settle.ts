@@ -10,7 +10,7 @@ import type { PingDeps } from "./ports";
 /** Resolves an escalation whose item no longer waits, then edits its cards (only the resolving process does). */
 export async function settleEscalation<C>(ctx: HandlerContext, deps: PingDeps<C>, escalation: StoredEscalation) {
   const now = ctx.now();
-  const footer = deps.render.resolution(await resolutionOf(ctx.store.db, escalation), now);
+  const footer = deps.render.resolution(await resolutionOf(ctx.store, escalation), now);
   if (await resolveEscalation(ctx.store, escalation, footer, now))
     await settlePingCards(ctx, deps, escalation.id, footer);
 }

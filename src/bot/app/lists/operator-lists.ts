@@ -117,7 +117,7 @@ export async function listAgents(
     countHeldWorkOf(db, ids),
   ]);
   const setters = [...controls.values()].flatMap((c) => (c.setBy ? [c.setBy] : []));
-  const names = await userNames(db, [...new Set(setters)]);
+  const names = await userNames(ctx.store, [...new Set(setters)]);
   const tenant = controls.get(tenantScope(user.tenantId)) ?? null;
   const items = found.items.map((agent): AgentListItem => {
     const record = controls.get(agentScope(agent.id))!;
@@ -167,7 +167,7 @@ export const listRuns = (ctx: HandlerContext, user: KnownUser, filter: RunsListF
       state: filter.state as RunState | undefined,
       reviewerId: filter.reviewer === "me" ? user.id : undefined,
     });
-    const names = await userNames(db, [...new Set(found.items.flatMap((run) => run.reviewers))]);
+    const names = await userNames(ctx.store, [...new Set(found.items.flatMap((run) => run.reviewers))]);
     return { items: found.items.map((run) => runListItem(run, names)), next: found.next };
   });
 
@@ -193,7 +193,7 @@ export const listAudit = (ctx: HandlerContext, user: KnownUser, filter: AuditLis
   filteredList(ctx, user, AuditCursor, filter, async (db, list) => {
     const found = await auditPage(db, user.tenantId, { ...list, since: filter.since });
     const actorIds = found.items.flatMap((row) => (row.actorId ? [row.actorId] : []));
-    const actors = await userNames(db, [...new Set(actorIds)]);
+    const actors = await userNames(ctx.store, [...new Set(actorIds)]);
     return { items: found.items.map((row) => auditEntry(user.tenantId, row, actors)), next: found.next };
   });
 

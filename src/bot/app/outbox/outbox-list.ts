@@ -31,7 +31,7 @@ export async function listOutbox(
 ): Promise<Page<OutboxListItem, OutboxKey>> {
   const { db } = ctx.store;
   const page = await outboxPage(db, user.tenantId, filter);
-  const standing = await tenantStandingOf(db, user);
+  const standing = await tenantStandingOf(ctx.store, user);
   const items = page.items.map((item) => ({
     ...deliveryView(item, seesDeliveryDetail(standingToward(standing, item.agentId))),
     kind: item.kind,
