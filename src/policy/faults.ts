@@ -1,7 +1,8 @@
 /**
  * Test-only fault points for the process-recovery tests and the chaos suite. One injected `Faults` object
  * carries them into every layer; in production it is `NO_FAULTS` and nothing is checked.
- * - before-approve-commit: inside the approval's transaction, before it commits;
+ * - before-approve-commit: before the approval commits (SQLite: inside its transaction; PostgreSQL: before its one
+ *   statement is sent);
  * - after-approve-commit: right after the approval (and its outbox row) committed, before any dispatch;
  * - before-claim-commit: inside the delivery claim's transaction, its rows leased, before it commits;
  * - after-dispatch-mark: the claim committed (DISPATCHED is persisted), the request is not sent yet;

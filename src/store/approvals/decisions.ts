@@ -2,7 +2,7 @@ import { type AgentSettings, agentSettingsOf } from "../../policy/agent-settings
 import type { Faults } from "../../policy/faults";
 import type { Db, Store } from "../connection/client";
 import { asDate, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
-import { insertOutboxRow } from "../outbox/insert";
+import { insertOutboxRow, OUTBOX_ROW_WIDTH, outboxInsertFrom, outboxRowValues } from "../outbox/insert";
 import type { PlannedDelivery } from "../outbox/types";
 import { type RawRunRow, RUN_COLUMNS, type RunRecord, rawToRunRecord } from "./runs";
 
@@ -147,15 +147,44 @@ class LostRace extends Error {}
 
 // The run moves only from `waiting` at the version the decision was made on: across processes the database
 // decides which of two racing decisions wins, whatever either process believed.
-const moveRun = sqlText(
-  (d) => `UPDATE "Run" SET "state" = ?, "version" = ?, "decidedBy" = ?, "decidedAt" = ${d.time}, "updatedAt" = ${d.time}
-  WHERE "id" = ? AND "version" = ? AND "state" = 'waiting'`,
+const runMove = (d: Dialect) => `UPDATE "Run"
+  SET "state" = ?, "version" = ?, "decidedBy" = ?, "decidedAt" = ${d.time}, "updatedAt" = ${d.time}
+  WHERE "id" = ? AND "version" = ? AND "state" = 'waiting'`;
+const eventInsert = (d: Dialect) => `INSERT INTO "DecisionEvent" ("runId", "tenantId", "agentId", "eventId",
+    "fingerprint", "actorId", "action", "version", "digest", "result", "createdAt")
+  SELECT ?, ?, ?, ?, ?, ?, ?, CAST(? AS INTEGER), ?, ?, ${d.time}`;
+const moveRun = sqlText(runMove);
+const recordEvent = sqlText((d) => `${eventInsert(d)} WHERE true ON CONFLICT DO NOTHING`);
+
+/**
+ * The same writes as one statement where the database can (`Dialect.writesInWith`), each only when the one
+ * before it wrote: the event when the run moved, the outbox row when the event was recorded. The event has no
+ * ON CONFLICT here: the same event id recorded first fails the whole statement, so the run's move is undone
+ * with it (the transaction's `LostRace`).
+ */
+const decidedInOne = (d: Dialect, plan: string) => `WITH moved AS (${runMove(d)} RETURNING "id"),
+  recorded AS (${eventInsert(d)} FROM moved RETURNING "runId")${plan}
+  SELECT COUNT(*) AS "moved" FROM moved`;
+const decideInOne = sqlText((d) => decidedInOne(d, ""));
+const decideAndPlanInOne = sqlText((d) =>
+  decidedInOne(d, `,\n  planned AS (${outboxInsertFrom(d, `${d.oneRow(OUTBOX_ROW_WIDTH)} CROSS JOIN recorded`)})`),
 );
-const recordEvent = sqlText(
-  (d) => `INSERT INTO "DecisionEvent" ("runId", "tenantId", "agentId", "eventId", "fingerprint", "actorId", "action",
-    "version", "digest", "result", "createdAt")
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${d.time}) ON CONFLICT DO NOTHING`,
-);
+
+function* decideInOneStatement(d: Dialect, commit: DecisionCommit): Step<boolean> {
+  const { event, at, outbox } = commit;
+  const [written] = yield* rows<{ moved: unknown }>(
+    outbox ? decideAndPlanInOne(d) : decideInOne(d),
+    ...[commit.next.state, commit.next.version, event.actorId, at, at, commit.runId, commit.fromVersion],
+    ...[commit.runId, commit.tenantId, commit.agentId, event.eventId, event.fingerprint, event.actorId],
+    ...[event.action, event.version, event.digest, event.result, at],
+    ...(outbox ? outboxRowValues({ row: { ...outbox, payload: JSON.stringify(outbox.payload) }, at }) : []),
+  );
+  return Number(written?.moved) === 1;
+}
+
+/** PostgreSQL's unique violation on the event: the same event id was recorded first by another decision. */
+const eventRecordedFirst = (error: unknown): boolean =>
+  (error as { code?: unknown }).code === "23505" && (error as { table?: unknown }).table === "DecisionEvent";
 
 function* writeDecision(d: Dialect, commit: DecisionCommit): Step<boolean> {
   const { event, at } = commit;
@@ -193,16 +222,18 @@ function* writeDecision(d: Dialect, commit: DecisionCommit): Step<boolean> {
 }
 
 /**
- * Writes a decision in one transaction of the store's own statements (SQLite: prepared, synchronous;
- * PostgreSQL: the driver directly): the run moves on with a conditional update on (id, version, waiting), the
+ * Writes a decision atomically with the store's own statements (SQLite: one transaction, prepared and
+ * synchronous; PostgreSQL: one statement, one round trip, through the driver): the run moves on with a conditional update on (id, version, waiting), the
  * event is recorded and the outbox row planned. Returns false when another decision won the update (or
  * recorded the same event id first); then nothing of this one is written.
  */
 export async function commitDecision(store: Store, commit: DecisionCommit): Promise<boolean> {
   try {
-    return await store.sql.write((d) => writeDecision(d, commit));
+    if (!store.sql.dialect.writesInWith) return await store.sql.write((d) => writeDecision(d, commit));
+    commit.faults?.reach("before-approve-commit");
+    return await store.sql.statement((d) => decideInOneStatement(d, commit));
   } catch (error) {
-    if (error instanceof LostRace) return false;
+    if (error instanceof LostRace || eventRecordedFirst(error)) return false;
     throw error;
   }
 }

@@ -90,6 +90,12 @@ export interface Dialect {
    * driver's SIGKILL lands before it commits. SQLite's transactions are synchronous: none.
    */
   readonly holdOpen: string | null;
+  /**
+   * The database runs INSERT and UPDATE inside WITH (PostgreSQL), so several dependent writes can be one
+   * statement: one round trip where a transaction of them is one per statement plus BEGIN and COMMIT.
+   * SQLite does not, and its transactions are in-process calls anyway.
+   */
+  readonly writesInWith: boolean;
 }
 
 const columns = (width: number, column: (i: number) => string) =>
@@ -106,6 +112,7 @@ export const SQLITE: Dialect = {
   directoryLock: null,
   forShare: "",
   holdOpen: null,
+  writesInWith: false,
 };
 
 export const POSTGRES: Dialect = {
@@ -120,6 +127,7 @@ export const POSTGRES: Dialect = {
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
   forShare: "FOR SHARE",
   holdOpen: "SELECT 1 AS held FROM pg_sleep(3)",
+  writesInWith: true,
 };
 
 /** Rows for `d.rowsOf`: one parameter, however many rows. */

@@ -13,8 +13,13 @@ export interface DispatchedAtOnce {
   expiresAt: Date;
 }
 
-const WIDTH = 15;
-const insertInto = (
+export const OUTBOX_ROW_WIDTH = 15;
+const WIDTH = OUTBOX_ROW_WIDTH;
+/**
+ * The one INSERT of outbox rows, from `source`: a derived table `r` of OUTBOX_ROW_WIDTH columns (`d.rowsOf`,
+ * `d.oneRow`), possibly joined with a condition's rows (a decision's, in one statement).
+ */
+export const outboxInsertFrom = (
   d: Dialect,
   source: string,
 ) => `INSERT INTO "OutboxItem" ("id", "kind", "tenantId", "agentId", "runId", "digest",
@@ -25,8 +30,8 @@ const insertInto = (
     ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}, ${d.timeOf('r."c14"')}
   FROM ${source} WHERE true
   ON CONFLICT ("id") DO NOTHING RETURNING "id"`;
-const insertMany = sqlText((d) => insertInto(d, d.rowsOf(WIDTH)));
-const insertOne = sqlText((d) => insertInto(d, d.oneRow(WIDTH)));
+const insertMany = sqlText((d) => outboxInsertFrom(d, d.rowsOf(WIDTH)));
+const insertOne = sqlText((d) => outboxInsertFrom(d, d.oneRow(WIDTH)));
 
 /** One row to insert, planned at `at`, leased and DISPATCHED at once when `lease` is given. */
 export interface OutboxInsert {
@@ -42,23 +47,7 @@ export interface OutboxInsert {
  */
 export function* insertOutboxRows(d: Dialect, inserts: readonly OutboxInsert[]): Step<Set<string>> {
   if (inserts.length === 0) return new Set();
-  const values = inserts.map(({ row, at, lease }) => [
-    row.id,
-    row.kind,
-    row.tenantId,
-    row.agentId,
-    row.runId ?? null,
-    row.digest ?? null,
-    row.destination,
-    row.contract,
-    row.payload,
-    lease ? "DISPATCHED" : "PLANNED",
-    lease ? 1 : 0,
-    rowTime(lease ? at : null),
-    lease?.token ?? null,
-    rowTime(lease?.expiresAt ?? null),
-    rowTime(at),
-  ]);
+  const values = inserts.map(outboxRowValues);
   const [only] = values;
   const written =
     values.length === 1 && only
@@ -66,6 +55,25 @@ export function* insertOutboxRows(d: Dialect, inserts: readonly OutboxInsert[]):
       : yield* rows<{ id: string }>(insertMany(d), rowsParam(values));
   return new Set(written.map((w) => w.id));
 }
+
+/** An insert's values, in the columns of `outboxInsertFrom`'s source. */
+export const outboxRowValues = ({ row, at, lease }: OutboxInsert): Array<string | number | null> => [
+  row.id,
+  row.kind,
+  row.tenantId,
+  row.agentId,
+  row.runId ?? null,
+  row.digest ?? null,
+  row.destination,
+  row.contract,
+  row.payload,
+  lease ? "DISPATCHED" : "PLANNED",
+  lease ? 1 : 0,
+  rowTime(lease ? at : null),
+  lease?.token ?? null,
+  rowTime(lease?.expiresAt ?? null),
+  rowTime(at),
+];
 
 /** One row (see `insertOutboxRows`): 1 when this call wrote it. */
 export function* insertOutboxRow(d: Dialect, row: NewOutboxRow, at: Date, lease?: DispatchedAtOnce): Step<number> {
