@@ -12,7 +12,7 @@ import { HoldfastEvents } from "../src/bot/app/events";
 import { startHeld } from "../src/bot/main/held-wiring";
 import { NO_SETTINGS } from "../src/policy/agent-settings";
 import { occurrenceKey } from "../src/policy/ids";
-import { openStore } from "../src/store/connection/client";
+import { openStore, type Store } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";
 import { type DirectorySpec, syncDirectory } from "../src/store/directory/directory";
 import { upsertTrigger } from "../src/store/held/triggers";
@@ -67,6 +67,15 @@ const median = (values: number[]) => {
 
 const log = pino({ level: "warn" });
 /** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
+/** The handlers' context the held-work benches run with (a drain may take long under the bench's load). */
+export const benchContext = (store: Store, log: pino.Logger): HandlerContext => ({
+  store,
+  log,
+  now: () => new Date(),
+  events: new HoldfastEvents(),
+  drainTimeoutMs: 90_000,
+});
+
 export const TICK_OPTS = { removeOnComplete: true, removeOnFail: 1000 };
 const prefixOf = () => `hf-bench-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -188,13 +197,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       );
   });
   const receiver = await startCountingReceiver();
-  const ctx: HandlerContext = {
-    store,
-    log,
-    now: () => new Date(),
-    events: new HoldfastEvents(),
-    drainTimeoutMs: 90_000,
-  };
+  const ctx = benchContext(store, log);
   const prefix = prefixOf();
   try {
     await syncDirectory(store, benchDirectory(agents));

@@ -3,9 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Queue } from "bullmq";
 import pino from "pino";
-import type { HandlerContext } from "../src/bot/app/context";
 import { pauseTenant, resumeTenant } from "../src/bot/app/control/tenant-control";
-import { HoldfastEvents } from "../src/bot/app/events";
 import { startHeld } from "../src/bot/main/held-wiring";
 import { tuneV8 } from "../src/bot/main/v8-tuning";
 import { occurrenceKey } from "../src/policy/ids";
@@ -16,7 +14,7 @@ import { syncDirectory } from "../src/store/directory/directory";
 import { upsertTrigger } from "../src/store/held/triggers";
 import { planDelivery } from "../src/store/outbox/plan";
 import { startEffectReceiver } from "../test/support/effect-receiver";
-import { benchDirectory, rawBullmq, TICK_OPTS } from "./held";
+import { benchContext, benchDirectory, rawBullmq, TICK_OPTS } from "./held";
 import { freshPostgres } from "./postgres";
 import { startCountingReceiver } from "./receiver";
 
@@ -71,13 +69,7 @@ async function releaseRounds(database: string, rounds: number) {
   const statements = statementCounter();
   const store = openStore(url, { onStatement: statements.hook });
   const receiver = await startCountingReceiver();
-  const ctx: HandlerContext = {
-    store,
-    log,
-    now: () => new Date(),
-    events: new HoldfastEvents(),
-    drainTimeoutMs: 90_000,
-  };
+  const ctx = benchContext(store, log);
   const prefix = `hf-quick-${Math.random().toString(36).slice(2, 10)}`;
   try {
     await syncDirectory(store, benchDirectory(agents));

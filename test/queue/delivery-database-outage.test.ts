@@ -54,6 +54,10 @@ describe("deliveries across a PostgreSQL outage", () => {
       new Date(),
     );
 
+  /** Every due item, under a 30 s lease (as the delivery loop's own claim would take them). */
+  const claimAll = () =>
+    claimDueItems(store, { now: new Date(), limit: 10, leaseMs: 30_000, excludeAgents: [], excludeTenants: [] });
+
   it("writes an answer received while the database was down once it is back, and the lane moves on at once", async () => {
     await plan("a:1");
     receiver.behave = (_call, index) => (index === 0 ? { kind: "apply-then-hold", ms: 2_500 } : { kind: "ok" });
@@ -79,13 +83,7 @@ describe("deliveries across a PostgreSQL outage", () => {
 
   it("gives back the leases of a round the outage cut, as soon as the database answers", async () => {
     for (const id of ["b:1", "b:2", "b:3"]) await plan(id);
-    const claims = await claimDueItems(store, {
-      now: new Date(),
-      limit: 10,
-      leaseMs: 30_000,
-      excludeAgents: [],
-      excludeTenants: [],
-    });
+    const claims = await claimAll();
     expect(claims).toHaveLength(3);
     await server.stop();
     const ctx = deliveryContext({ store, log, leaseMs: 30_000 });
@@ -103,13 +101,7 @@ describe("deliveries across a PostgreSQL outage", () => {
 
   it("keeps a wave's answers when the database goes before the next wave's write, and writes them once it is back", async () => {
     for (const id of ["c:1", "c:2"]) await plan(id);
-    const claims = await claimDueItems(store, {
-      now: new Date(),
-      limit: 10,
-      leaseMs: 30_000,
-      excludeAgents: [],
-      excludeTenants: [],
-    });
+    const claims = await claimAll();
     expect(claims).toHaveLength(2); // one lane: c:1 in the first wave, c:2 in the second
     receiver.behave = () => ({ kind: "apply-then-hold", ms: 2_500 });
     const ctx = deliveryContext({ store, log, leaseMs: 30_000 });
