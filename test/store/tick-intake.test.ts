@@ -2,6 +2,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pauseAgent } from "../../src/bot/app/control/pause";
 import { createDeliveryLoop } from "../../src/queue/delivery/delivery-loop";
+import { POSTGRES } from "../../src/store/connection/sql";
 import { findAgent, type KnownAgent, type KnownUser } from "../../src/store/directory/directory";
 import { recordTicks } from "../../src/store/held/tick-batch";
 import { upsertTrigger } from "../../src/store/held/triggers";
@@ -218,4 +219,57 @@ describe.each(PROVIDERS)("ticks dispatched as they are planned, on %s", (provide
     const result = await recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
     expect(result).toMatchObject({ planned: 0, claims: [] });
   });
+
+  /** Holds the lane lock in a transaction of its own until `release` is called (PostgreSQL's advisory lock). */
+  const holdLaneLock = async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const taken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const done = h.ctx.store.db.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe(POSTGRES.laneLock!);
+        locked();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await taken;
+    return async () => {
+      release();
+      await done;
+    };
+  };
+  const settledWithin = (work: Promise<unknown>, ms: number) =>
+    Promise.race([work.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), ms))]);
+
+  // SQLite has no lane lock: its one writer at a time is the database's own.
+  it.skipIf(provider === "sqlite")(
+    "a batch of paused agents' ticks takes no lane lock; a batch with a delivery to lease waits for it",
+    async () => {
+      const t = await trigger("brief", "http://127.0.0.1:9/brief");
+      let unlock = await holdLaneLock();
+      try {
+        const leasing = recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot }], new Date(), intake);
+        expect(await settledWithin(leasing, 1_000)).toBe(false);
+        await unlock();
+        expect((await leasing).claims).toHaveLength(1);
+
+        const alice = (await h.ctx.store.db.user.findUnique({ where: { id: "acme:alice" } })) as KnownUser;
+        expect((await pauseAgent(h.ctx, { user: alice, agent, reason: "vacation", until: null })).kind).toBe("paused");
+        unlock = await holdLaneLock();
+        // During a long pause every batch is all HELD. Queued on the lock, the batches of three busy processes
+        // held it 2-4 s at a time, and bench:load's setup did not finish in 40 min.
+        const held = recordTicks(h.ctx.store, [{ triggerId: t.id, millis: slot + MINUTE }], new Date(), intake);
+        expect(await settledWithin(held, 3_000)).toBe(true);
+        expect(await held).toMatchObject({ planned: 0, claims: [] });
+      } finally {
+        await unlock();
+      }
+    },
+  );
 });

@@ -71,7 +71,7 @@ export interface Dialect {
   /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
   timeOf(column: string): string;
   /**
-   * Taken first in a transaction whose reads decide its writes across processes (the outbox lanes). SQLite
+   * Taken before the reads that decide a transaction's writes across processes (the outbox lanes). SQLite
    * has one writer at a time already (immediate transactions); PostgreSQL takes a transaction-level
    * advisory lock, so two claims never decide on the same snapshot.
    */

@@ -155,7 +155,6 @@ function* recordStep(
   now: Date,
   intake: PlanIntake | undefined,
 ): Step<{ fresh: PlannedOccurrence[]; claims: Claim[] }> {
-  yield* lockLanes(d, intake);
   const found = yield* rows<TriggerReadRow>(TRIGGERS_IN(d), [...new Set(ticks.map((t) => t.triggerId))]);
   const triggers = new Map<string, TriggerRow>(
     found.map((t) => [
@@ -168,10 +167,19 @@ function* recordStep(
       },
     ]),
   );
-  const controls = yield* controlsStep(d, gateScopes(triggers.values()), leasesAny(intake));
-  const plan = planTicks(triggers, controls, ticks);
+  const scopes = gateScopes(triggers.values());
+  let plan = planTicks(triggers, yield* controlsStep(d, scopes), ticks);
+  // Only a batch with a delivery to lease takes the lane lock. A batch of paused agents' ticks (all HELD) takes
+  // none: with every tick batch of every process queued on the one lock during a long pause, the lock was held
+  // 2-4 s at a time by transactions waiting on a busy event loop, and the API's calls waited for connections.
+  const leasing = leasesAny(intake) && plan.rows.some((r) => r.state === "PLANNED");
+  if (leasing) {
+    yield* lockLanes(d);
+    // The verdict the batch acts on is read again under the lock, locked (see Dialect.forShare).
+    if (d.forShare) plan = planTicks(triggers, yield* controlsStep(d, scopes, true), ticks);
+  }
   const deliveries = new Map(plan.rows.filter((r) => r.state === "PLANNED").map((r) => [r.id, outboxRowOf(r)]));
-  const leases = yield* leaseAtPlan(d, [...deliveries.values()], now, intake);
+  const leases = yield* leaseAtPlan(d, [...deliveries.values()], now, leasing ? intake : undefined);
   const occurrences = plan.rows.map((r) => {
     const { tenantId, agentId } = r.trigger;
     const outboxId = deliveries.has(r.id) ? r.id : null;

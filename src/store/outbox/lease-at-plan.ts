@@ -23,13 +23,16 @@ export interface PlanIntake {
   owner?: string;
 }
 
-/** Whether this intake leases anything: only then are the lanes locked and the gate read locked. */
+/** Whether this intake may lease anything: only then, and only with deliveries to lease, are the lanes locked. */
 export const leasesAny = (intake: PlanIntake | undefined): intake is PlanIntake =>
   intake !== undefined && intake.limit > 0;
 
-/** Deciding which lanes are free must not race another process's claim (claim.ts); taken first in the step. */
-export function* lockLanes(d: Dialect, intake: PlanIntake | undefined): Step<void> {
-  if (leasesAny(intake) && d.laneLock) yield* rows(d.laneLock);
+/**
+ * Deciding which lanes are free must not race another process's claim (claim.ts) or another batch's lease:
+ * taken before the free lanes are read, and before the gate is read locked (the order the claim keeps too).
+ */
+export function* lockLanes(d: Dialect): Step<void> {
+  if (d.laneLock) yield* rows(d.laneLock);
 }
 
 /** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
