@@ -31,6 +31,8 @@ const CLICKS_AT_ONCE = 20;
 const SETTLE_MS = num("LOAD_SETTLE_MS", 30_000);
 /** Set to a directory: each process writes a V8 heap snapshot there once the release is done (where its memory went). */
 const SNAPSHOTS = process.env.LOAD_HEAP_SNAPSHOTS;
+/** Set to a directory: each thread of each process samples its heap there every 5 s (bench/memory-probe.mjs). */
+const MEMORY_DIR = process.env.LOAD_MEMORY_DIR;
 /**
  * LOAD_NODE_FLAGS="<flags of process 0>;<flags of process 1>;...": node's flags per process in place of `npm start`'s
  * (empty: npm start's), so two memory settings can be compared side by side under the same load.
@@ -120,6 +122,26 @@ async function heapSnapshots(bots: BotProcess[], dir: string): Promise<void> {
   console.log(`  heap snapshots written to ${dir}`);
 }
 
+/** One process's samples (bench/memory-probe.mjs): each thread's largest heap, the main thread's old space and resident kinds. */
+function memorySummary(dir: string, pid: number): string {
+  const samples = fs
+    .readFileSync(path.join(dir, `${pid}.jsonl`), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { thread: string | number; heapTotal: number });
+  const most = (of: typeof samples, value: (s: (typeof samples)[number]) => number) => Math.max(0, ...of.map(value));
+  const threads = [...new Set(samples.map((s) => s.thread))].map(
+    (thread) =>
+      `${thread} ${most(
+        samples.filter((s) => s.thread === thread),
+        (s) => s.heapTotal,
+      )}`,
+  );
+  const main = samples.filter((s) => s.thread === "main");
+  const resident = (kind: string) => most(main, (s) => (s.resident as Record<string, number>)[kind] ?? 0);
+  return `  process ${pid}, largest (MiB): V8 heap per thread ${threads.join(", ")}; main thread's old space ${most(main, (s) => s.oldSpace as number)}, used heap ${most(main, (s) => s.heapUsed as number)}; resident anonymous ${resident("anon")}, malloc heap ${resident("heap")}, files ${resident("file")}`;
+}
+
 const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
@@ -143,8 +165,16 @@ try {
     SLACK_SIGNING_SECRET: SECRET,
     SLACK_API_URL: slack.apiUrl,
     LOG_LEVEL: "info",
-    ...(SNAPSHOTS ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}` } : {}),
+    NODE_OPTIONS: [
+      process.env.NODE_OPTIONS ?? "",
+      SNAPSHOTS ? `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}` : "",
+      MEMORY_DIR ? `--import=${path.resolve("bench/memory-probe.mjs")}` : "",
+    ]
+      .join(" ")
+      .trim(),
+    ...(MEMORY_DIR ? { LOAD_MEMORY_DIR: MEMORY_DIR } : {}),
   };
+  if (MEMORY_DIR) fs.mkdirSync(MEMORY_DIR, { recursive: true });
   // One process applies the migrations and the directory first; the others find them done.
   bots.push(await spawnBot(env, { command: commandOf(0) }));
   await bots[0]!.waitForLog(isServing, 300_000);
@@ -284,6 +314,7 @@ try {
   console.log(
     `  RSS per process (MB${NODE_FLAGS.length > 1 ? `, flags ${bots.map((_, p) => commandOf(p).slice(1, -1).join(" ") || "-").join(" | ")}` : ""}): peak ${bots.map((b) => mb(rssMiB(b.child.pid!, "VmHWM"))).join(", ")}; when the release was DONE (its deliveries still going out) ${atReleaseDone.map(mb).join(", ")}; ${SETTLE_MS / 1000} s after the last released due time was delivered (${(deliveredMs / 1000).toFixed(1)} s after the resume), the triggers still ticking: ${afterRelease.map(mb).join(", ")}`,
   );
+  if (MEMORY_DIR) for (const bot of bots) console.log(memorySummary(MEMORY_DIR, bot.child.pid!));
   console.log(`  calls answered 503 (database busy) and tried again: ${retried503}`);
   console.log(`  database size: ${(Number(size[0]!.bytes) / 1024 / 1024).toFixed(1)} MB`);
   console.log(
