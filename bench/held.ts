@@ -66,7 +66,6 @@ const median = (values: number[]) => {
 };
 
 const log = pino({ level: "warn" });
-/** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
 /** The handlers' context the held-work benches run with (a drain may take long under the bench's load). */
 export const benchContext = (store: Store, log: pino.Logger): HandlerContext => ({
   store,
@@ -76,6 +75,7 @@ export const benchContext = (store: Store, log: pino.Logger): HandlerContext => 
   drainTimeoutMs: 90_000,
 });
 
+/** The options the job scheduler gives every tick job (src/queue/held/schedules.ts). */
 export const TICK_OPTS = { removeOnComplete: true, removeOnFail: 1000 };
 const prefixOf = () => `hf-bench-${crypto.randomUUID().slice(0, 8)}`;
 
