@@ -168,4 +168,32 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
       expect(count(ADA)).toEqual({ slack: 0, telegram: 0 });
     });
   });
+
+  it("runs one pass at a time in a process: ticks asked for during a pass are one more pass after it", async () => {
+    const h = await createEscalationHarness(provider, comingDay(8));
+    try {
+      await makeWait(h.db, "approval", h.clock.now);
+      const p = h.start();
+      // Each pass reads the clock the same number of times: the reads count the passes.
+      let reads = 0;
+      const now = p.ctx.now;
+      p.ctx.now = () => {
+        reads++;
+        return now();
+      };
+      await p.monitor.tick();
+      const perPass = reads;
+      reads = 0;
+      // A burst of hints: ten ticks at once.
+      await Promise.all(Array.from({ length: 10 }, () => p.monitor.tick()));
+      expect(perPass).toBeGreaterThan(0);
+      expect(reads).toBe(2 * perPass);
+      // Each later tick still gets a pass of its own.
+      reads = 0;
+      await p.monitor.tick();
+      expect(reads).toBe(perPass);
+    } finally {
+      await h.close();
+    }
+  });
 });
