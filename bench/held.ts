@@ -356,7 +356,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
 async function startPeer(url: string, redisUrl: string, prefix: string) {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--max-semi-space-size=32", "bench/held-peer.ts", url, redisUrl, prefix],
+    ["--import", "tsx", "--max-semi-space-size=16", "bench/held-peer.ts", url, redisUrl, prefix],
     {
       stdio: ["pipe", "pipe", "inherit"],
     },

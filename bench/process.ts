@@ -16,7 +16,7 @@ export interface ProcessFigures {
 const IDLE_MS = 30_000;
 
 /** What `npm start` runs after its build (package.json), without npm's own process in between. */
-export const PRODUCTION = [process.execPath, "--max-semi-space-size=32", "dist/main.mjs"] as [string, ...string[]];
+export const PRODUCTION = [process.execPath, "--max-semi-space-size=16", "dist/main.mjs"] as [string, ...string[]];
 
 /** `npm start`'s build of dist/ (skipped when it is fresh), and the environment it adds. */
 export function buildProduction(): Record<string, string> {

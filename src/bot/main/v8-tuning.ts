@@ -13,8 +13,13 @@ import v8 from "node:v8";
  *   `npm run bench:load` for a live set of 60-130 MB, and the process kept that memory after the burst. With 1.5
  *   it peaked at 255 MB, and the release's throughput (`npm run bench:quick -- c postgresql`, four runs
  *   alternately) did not change measurably.
+ * - The main thread's young generation is set by `--max-semi-space-size` on node's command line (`npm start`:
+ *   16 MB, docs/performance.md). V8 reads that flag again for every worker thread it starts, and where it is set
+ *   a thread's own `resourceLimits` are ignored; it is cleared here, so that the worker threads get the young
+ *   generation of queue/thread-limits.ts. The main thread's heap is already made and keeps its own.
  */
 export function tuneV8(): void {
   v8.setFlagsFromString("--wasm-tiering-budget=1000000000");
   v8.setFlagsFromString("--heap-growing-percent=50");
+  v8.setFlagsFromString("--max-semi-space-size=0");
 }
