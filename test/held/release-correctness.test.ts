@@ -38,7 +38,7 @@ describe.each(PROVIDERS)("what a release takes, on %s", (provider) => {
       minutesAgo(120),
     );
   const hold = (t: StoredTrigger, minutes: number[]) =>
-    recordMissed(h.ctx.store.db, { trigger: t, missed: minutes.map(minutesAgo), held: true, now: NOW });
+    recordMissed(h.ctx.store, { trigger: t, missed: minutes.map(minutesAgo), held: true, now: NOW });
   const open = (tenantId: string, agent: string | null) =>
     h.ctx.store.db.$transaction((tx) =>
       openRelease(tx, { tenantId, agentId: agent, requestedBy: "recovery", heldSince: null, now: NOW }),

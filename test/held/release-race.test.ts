@@ -38,7 +38,7 @@ describe.each(PROVIDERS)("two releases over the same held rows on %s", (provider
         new Date(now.getTime() - 3_600_000),
       );
       const missed = Array.from({ length: 5 }, (_, i) => new Date(now.getTime() - (i + 1) * 60_000));
-      await recordMissed(db, { trigger, missed, held: true, now });
+      await recordMissed(h.ctx.store, { trigger, missed, held: true, now });
     }
     const open = () =>
       db.$transaction((tx) =>

@@ -86,7 +86,7 @@ describe.each(PROVIDERS)("two processes on one %s database", (provider) => {
     // Held while the agent is paused; the resume below opens the release in the same transaction.
     const scope = `agent:${OPS}`;
     await h.ctx.store.db.control.update({ where: { scope }, data: { state: "PAUSED" } });
-    await recordMissed(h.ctx.store.db, { trigger, missed, held: true, now: new Date() });
+    await recordMissed(h.ctx.store, { trigger, missed, held: true, now: new Date() });
     const now = () => new Date();
     // The other process runs already (its start-up rebuild is behind it) when the first one takes the
     // release, commits one step, and is never heard of again: no BullMQ job tells the other about it.

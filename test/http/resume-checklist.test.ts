@@ -166,7 +166,7 @@ describe.each(PROVIDERS)("the resume checklist through the API on %s", (provider
     await pause();
     const pausedAt = now;
     const due = [1, 2, 3, 4, 5].map((m) => new Date(pausedAt.getTime() + m * 60_000));
-    await recordMissed(db, { trigger, missed: due, held: true, now: due[4]! });
+    await recordMissed(h.db.store, { trigger, missed: due, held: true, now: due[4]! });
     now = new Date(pausedAt.getTime() + 6 * 60_000);
     expect(statuses((await h.call("POST", RESUME, KEYS.alice, { dryRun: true })).json.checklist).pending).toBe("ok");
 

@@ -30,7 +30,7 @@ export async function catchUpTrigger(deps: FireDeps, trigger: StoredTrigger): Pr
   const after = trigger.lastDueAt ?? trigger.createdAt;
   const missed = dueTimesBetween(cadenceOf(trigger), after, now);
   const held = (await checkGate(deps.store, trigger.agentId, trigger.tenantId)).held;
-  const { recorded } = await recordMissed(deps.store.db, { trigger, missed, held, now });
+  const { recorded } = await recordMissed(deps.store, { trigger, missed, held, now });
   if (recorded === 0) return { recorded, releaseId: null };
   deps.log.info({ trigger: trigger.id, missed: recorded, held }, "missed occurrences recorded");
   const { agentId, tenantId } = trigger;

@@ -1,6 +1,6 @@
 import { occurrenceKey } from "../../policy/ids";
-import type { Db, Tx } from "../connection/client";
-import { isUniqueViolation } from "../connection/prisma-errors";
+import type { Store } from "../connection/client";
+import { count, type Dialect, rows, rowsParam, rowTime, type Step, sqlText } from "../connection/sql";
 import type { StoredTrigger } from "./triggers";
 
 export interface MissedRecord {
@@ -17,40 +17,52 @@ export interface MissedOccurrences {
   now: Date;
 }
 
+/** Occurrence rows in one statement, insert-if-absent by key: the ids this statement wrote come back. */
+export const INSERT_OCCURRENCES = sqlText(
+  (
+    d,
+  ) => `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
+  SELECT r."c0", r."c1", r."c2", r."c3", ${d.timeOf('r."c4"')}, r."c5", r."c6", ${d.time}, ${d.time}
+  FROM ${d.rowsOf(7)} WHERE true
+  ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
+);
+/** Each trigger's newest due time, never moved back, in one statement: rows of (trigger id, due time). */
+export const ADVANCE_TRIGGERS = sqlText(
+  (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.timeOf('r."c1"')}, "updatedAt" = ${d.time}
+  FROM ${d.rowsOf(2)}
+  WHERE "Trigger"."id" = r."c0" AND ("Trigger"."lastDueAt" IS NULL OR "Trigger"."lastDueAt" < ${d.timeOf('r."c1"')})`,
+);
+
 /**
- * Records missed due times as HELD occurrences, insert-if-absent by key (design.md section 10). The caller
+ * Records missed due times as HELD occurrences, insert-if-absent by key (design.md section 10), in one statement
+ * that skips keys already there: a tick that records one of the same due times at the same moment leaves it to
+ * the tick. (A read of the keys, then an insert that failed on such a key and was tried again up to three times,
+ * crashed a process at start under load: its catch-up of 10,000 triggers raced their first ticks.) The caller
  * then has a running agent's rows released (queue/held/catch-up.ts), so a night's outage becomes one
  * coalesced delivery (or all, or none, per the trigger), never a silent drop; a crash in between leaves held
  * rows with an open gate, which the orphaned-hold recovery releases. Scheduler ticks take the batched path.
  */
-export async function recordMissed(db: Db, due: MissedOccurrences): Promise<MissedRecord> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.$transaction((tx) => recordInTx(tx, due));
-    } catch (error) {
-      // A tick inserted one of these keys at the same moment: the retry finds the row.
-      if (!isUniqueViolation(error) || attempt >= 3) throw error;
-    }
-  }
+export async function recordMissed(store: Store, due: MissedOccurrences): Promise<MissedRecord> {
+  if (due.missed.length === 0) return { recorded: 0 };
+  return store.sql.write((d) => recordMissedStep(d, due));
 }
 
-async function recordInTx(tx: Tx, due: MissedOccurrences): Promise<MissedRecord> {
+function* recordMissedStep(d: Dialect, due: MissedOccurrences): Step<MissedRecord> {
   const { trigger, now } = due;
-  if (due.missed.length === 0) return { recorded: 0 };
-  const rows = due.missed.map((dueAt) => ({ id: occurrenceKey(trigger.agentId, trigger.key, dueAt), dueAt }));
-  const existing = new Set(
-    (await tx.occurrence.findMany({ where: { id: { in: rows.map((r) => r.id) } }, select: { id: true } })).map(
-      (r) => r.id,
+  const rowOf = (dueAt: Date) => {
+    const id = occurrenceKey(trigger.agentId, trigger.key, dueAt);
+    return [id, trigger.id, trigger.tenantId, trigger.agentId, rowTime(dueAt), "HELD", null];
+  };
+  const written = yield* rows<{ id: string }>(INSERT_OCCURRENCES(d), now, now, rowsParam(due.missed.map(rowOf)));
+  if (written.length === 0) return { recorded: 0 };
+  const fresh = new Set(written.map((w) => w.id));
+  const latest = new Date(
+    Math.max(
+      ...due.missed
+        .filter((dueAt) => fresh.has(occurrenceKey(trigger.agentId, trigger.key, dueAt)))
+        .map((dueAt) => dueAt.getTime()),
     ),
   );
-  const fresh = rows.filter((r) => !existing.has(r.id));
-  if (fresh.length === 0) return { recorded: 0 };
-  const base = { triggerId: trigger.id, tenantId: trigger.tenantId, agentId: trigger.agentId };
-  await tx.occurrence.createMany({ data: fresh.map((o) => ({ ...o, ...base, state: "HELD", createdAt: now })) });
-  const latest = fresh[fresh.length - 1]!.dueAt;
-  await tx.trigger.updateMany({
-    where: { id: trigger.id, OR: [{ lastDueAt: null }, { lastDueAt: { lt: latest } }] },
-    data: { lastDueAt: latest },
-  });
-  return { recorded: fresh.length };
+  yield* count(ADVANCE_TRIGGERS(d), now, rowsParam([[trigger.id, rowTime(latest)]]));
+  return { recorded: written.length };
 }

@@ -16,6 +16,7 @@ import { type Controls, controlsStep, gateOf, gateScopes } from "../control/reco
 import type { NewOutboxRow } from "../outbox/insert";
 import { leaseAtPlan, leasesAny, lockLanes, type PlanIntake } from "../outbox/lease-at-plan";
 import type { Claim } from "../outbox/types";
+import { ADVANCE_TRIGGERS, INSERT_OCCURRENCES } from "./occurrences";
 import { openRecoveryRelease } from "./releases";
 import { cadenceOf, type StoredTrigger } from "./triggers";
 
@@ -122,21 +123,6 @@ const TRIGGERS_IN = sqlText(
     d,
   ) => `SELECT "id", "tenantId", "agentId", "key", "everyMs", "anchorOffsetMs", "cron", "tz", "payload", "destination", "contract", "lastDueAt", "createdAt"
   FROM "Trigger" WHERE "id" IN ${d.list}`,
-);
-/** The batch's occurrences in one statement (insert-if-absent): the ids this batch wrote come back. */
-const INSERT_OCCURRENCES = sqlText(
-  (
-    d,
-  ) => `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "outboxId", "createdAt", "updatedAt")
-  SELECT r."c0", r."c1", r."c2", r."c3", ${d.timeOf('r."c4"')}, r."c5", r."c6", ${d.time}, ${d.time}
-  FROM ${d.rowsOf(7)} WHERE true
-  ON CONFLICT ("id") DO NOTHING RETURNING "id"`,
-);
-/** Each trigger's newest due time, never moved back, in one statement for the batch. */
-const ADVANCE_TRIGGERS = sqlText(
-  (d) => `UPDATE "Trigger" SET "lastDueAt" = ${d.timeOf('r."c1"')}, "updatedAt" = ${d.time}
-  FROM ${d.rowsOf(2)}
-  WHERE "Trigger"."id" = r."c0" AND ("Trigger"."lastDueAt" IS NULL OR "Trigger"."lastDueAt" < ${d.timeOf('r."c1"')})`,
 );
 
 type TriggerReadRow = Omit<TriggerRow, "lastDueAt" | "everyMs" | "createdAt"> & {

@@ -1,0 +1,84 @@
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { occurrenceKey } from "../../src/policy/ids";
+import { recordMissed } from "../../src/store/held/occurrences";
+import { type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
+import { comingDay } from "../support/clock";
+import { PROVIDERS } from "../support/databases";
+import { createHarness, type Harness } from "../support/harness";
+
+const AGENT = "acme:ops-agent";
+const MIN = 60_000;
+
+describe.each(PROVIDERS)("missed occurrences on %s", (provider) => {
+  let h: Harness;
+  let trigger: StoredTrigger;
+  const now = comingDay(9);
+  const missed = [5, 4, 3, 2, 1].map((m) => new Date(now.getTime() - m * MIN));
+  const keyOf = (dueAt: Date) => occurrenceKey(AGENT, "t", dueAt);
+
+  beforeEach(async () => {
+    h = await createHarness(provider);
+    trigger = await upsertTrigger(
+      h.ctx.store.db,
+      {
+        tenantId: "acme",
+        agentId: AGENT,
+        key: "t",
+        everyMs: MIN,
+        cron: null,
+        tz: null,
+        payload: null,
+        destination: "http://127.0.0.1:9/x",
+        misfire: "all",
+        contract: "none",
+      },
+      new Date(now.getTime() - 60 * MIN),
+    );
+  });
+  afterEach(() => h.close());
+
+  it("records the due times not yet recorded, leaves the others, and advances the trigger", async () => {
+    await recordMissed(h.ctx.store, { trigger, missed: missed.slice(0, 2), held: true, now });
+    const second = await recordMissed(h.ctx.store, { trigger, missed, held: true, now });
+    expect(second.recorded).toBe(3);
+    const rows = await h.ctx.store.db.occurrence.findMany({
+      where: { triggerId: trigger.id },
+      orderBy: { dueAt: "asc" },
+    });
+    expect(rows.map((r) => [r.id, r.state])).toEqual(missed.map((dueAt) => [keyOf(dueAt), "HELD"]));
+    const stored = await h.ctx.store.db.trigger.findUniqueOrThrow({ where: { id: trigger.id } });
+    expect(stored.lastDueAt).toEqual(missed.at(-1));
+  });
+
+  // A catch-up at start races the trigger's first ticks, which record the same due times. Three writers hold
+  // one key each, uncommitted, and commit one after another while the catch-up waits on them: the catch-up that
+  // read the keys and then inserted failed on each in turn and gave up after three tries (a process's crash).
+  it.runIf(provider === "postgresql")("records them while other writers insert some of the same keys", async () => {
+    const writers = await Promise.all(
+      missed.slice(1, 4).map(async (dueAt) => {
+        const client = new pg.Client({ connectionString: h.db.url });
+        await client.connect();
+        await client.query("BEGIN");
+        await client.query(
+          `INSERT INTO "Occurrence" ("id", "triggerId", "tenantId", "agentId", "dueAt", "state", "createdAt", "updatedAt")
+           VALUES ($1, $2, 'acme', $3, $4, 'HELD', now(), now())`,
+          [keyOf(dueAt), trigger.id, AGENT, dueAt],
+        );
+        return client;
+      }),
+    );
+    const recording = recordMissed(h.ctx.store, { trigger, missed, held: true, now });
+    for (const writer of writers) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.query("COMMIT");
+      await writer.end();
+    }
+    expect((await recording).recorded).toBe(2);
+    const rows = await h.ctx.store.db.occurrence.findMany({
+      where: { triggerId: trigger.id },
+      orderBy: { dueAt: "asc" },
+    });
+    expect(rows.map((r) => r.id)).toEqual(missed.map(keyOf));
+  });
+});
