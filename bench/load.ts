@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { stringify } from "yaml";
 import { openStore } from "../src/store/connection/client";
 import { blockActionsBody, postSigned, slackArgs, startSlackFake } from "../test/fakes/slack-fake";
 import { type BotProcess, isServing, spawnBot } from "../test/support/bot-process";
 import { api as apiOnce, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
+import { agentKey, agentName, LOAD_ADMIN_KEY, LOAD_TEAM, writeLoadDirectory } from "./load-tenant";
 import { freshPostgres } from "./postgres";
 import { buildProduction, PRODUCTION, rssMiB } from "./process";
 import { startCountingReceiver } from "./receiver";
@@ -43,10 +43,8 @@ const commandOf = (p: number): [string, ...string[]] => {
   return flags ? [process.execPath, ...flags.split(/\s+/), "dist/main.mjs"] : PRODUCTION;
 };
 const SECRET = "load-slack-signing-secret";
-const TEAM = "T0LOAD";
-const ADA = "load-admin-key-0001";
-const agentName = (i: number) => `a${i}`;
-const agentKey = (i: number) => `load-agent-key-${String(i).padStart(6, "0")}`;
+const TEAM = LOAD_TEAM;
+const ADA = LOAD_ADMIN_KEY;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /**
@@ -74,32 +72,6 @@ async function inParallel<T>(items: T[], width: number, task: (item: T) => Promi
       while (next < items.length) await task(items[next++]!);
     }),
   );
-}
-
-function writeDirectory(dir: string, tickUrl: string, actUrl: string): string {
-  const agents: Record<string, unknown> = {};
-  for (let i = 0; i < AGENTS; i++)
-    agents[agentName(i)] = {
-      principal: "ada",
-      reviewers: ["rita"],
-      webhook: `${tickUrl}/agent`,
-      agentKey: agentKey(i),
-      signingSecret: `whsec_${Buffer.from(`load-webhook-secret-${String(i).padStart(8, "0")}`).toString("base64")}`,
-      destinations: { [tickUrl]: "key-retained 24h", [actUrl]: "key-retained 24h" },
-    };
-  const config = {
-    tenants: {
-      acme: {
-        slack: { teamId: TEAM },
-        admins: ["ada"],
-        users: { ada: { apiKey: ADA, slack: "U0ADA" }, rita: { apiKey: "load-reviewer-key-0002", slack: "U0RITA" } },
-        agents,
-      },
-    },
-  };
-  const file = path.join(dir, "holdfast.yaml");
-  fs.writeFileSync(file, stringify(config));
-  return file;
 }
 
 /** Signals each process to write a heap snapshot, and waits until every file has stopped growing. */
@@ -159,7 +131,7 @@ try {
     ...buildProduction(),
     DATABASE_URL: database.url,
     REDIS_URL: redis.url,
-    HOLDFAST_CONFIG: writeDirectory(dir, tickUrl, actUrl),
+    HOLDFAST_CONFIG: writeLoadDirectory(dir, AGENTS, tickUrl, actUrl),
     HOLDFAST_QUEUE_PREFIX: "{hf-load}",
     SLACK_BOT_TOKEN: "xoxb-load",
     SLACK_SIGNING_SECRET: SECRET,

@@ -17,12 +17,14 @@ import { startEffectReceiver } from "../test/support/effect-receiver";
 import { benchContext, benchDirectory, rawBullmq, TICK_OPTS } from "./held";
 import { freshPostgres } from "./postgres";
 import { startCountingReceiver } from "./receiver";
+import { benchReleaseMemory } from "./release-memory";
 
 /**
  * One figure of `npm run bench` alone, in a minute, for measuring a change: `npm run bench` takes five.
  *
  *   npm run bench:quick -- c [sqlite|postgresql] [rounds]   (c) release after resume / raw BullMQ, per round
  *   npm run bench:quick -- outbox [rounds] [lanes]          outbox deliveries on PostgreSQL / a plain POST loop
+ *   npm run bench:quick -- memory                           RSS of one process with 10,000 agents after a release
  *
  * Each round is measured against its own yardstick run(s) beside it, as bench/held.ts and bench/approvals.ts
  * do; the first round is the cold one (the JIT still compiling), the rest are warm. Each line also gives the
@@ -223,5 +225,7 @@ async function outboxRounds(rounds: number, lanes: number) {
 
 if (figure === "c") await releaseRounds(rest[0] ?? "postgresql", Number(rest[1] ?? 3));
 else if (figure === "outbox") await outboxRounds(Number(rest[0] ?? 3), Number(rest[1] ?? 50));
-else throw new Error(`unknown figure ${figure}: c or outbox`);
+else if (figure === "memory")
+  await benchReleaseMemory(process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres");
+else throw new Error(`unknown figure ${figure}: c, outbox or memory`);
 process.exit(0);
