@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
+import type { Store } from "../src/store/connection/client";
+import { sleep } from "../test/support/deployment";
 
 /** The tenant of the load benchmarks (`npm run bench:load`, and the release-memory figure of `npm run bench`). */
 export const LOAD_TEAM = "T0LOAD";
@@ -40,4 +42,16 @@ export function writeLoadDirectory(dir: string, agents: number, tickUrl: string,
   const file = path.join(dir, "holdfast.yaml");
   fs.writeFileSync(file, stringify(config));
   return file;
+}
+
+/** Resolves once every due time a release released has been delivered (none PLANNED or DISPATCHED). */
+export async function releasedDelivered(store: Store): Promise<void> {
+  for (;;) {
+    const [pending] = (await store.db.$queryRawUnsafe(
+      `SELECT count(*)::int AS n FROM "Occurrence" o JOIN "OutboxItem" x ON x."id" = o."outboxId"
+       WHERE o."releaseId" IS NOT NULL AND x."state" IN ('PLANNED', 'DISPATCHED')`,
+    )) as Array<{ n: number }>;
+    if (pending!.n === 0) return;
+    await sleep(500);
+  }
 }

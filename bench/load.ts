@@ -6,7 +6,7 @@ import { blockActionsBody, postSigned, slackArgs, startSlackFake } from "../test
 import { type BotProcess, isServing, spawnBot } from "../test/support/bot-process";
 import { api as apiOnce, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
-import { agentKey, agentName, LOAD_ADMIN_KEY, LOAD_TEAM, writeLoadDirectory } from "./load-tenant";
+import { agentKey, agentName, LOAD_ADMIN_KEY, LOAD_TEAM, releasedDelivered, writeLoadDirectory } from "./load-tenant";
 import { freshPostgres } from "./postgres";
 import { buildProduction, PRODUCTION, rssMiB } from "./process";
 import { startCountingReceiver } from "./receiver";
@@ -242,14 +242,7 @@ try {
   const atReleaseDone = bots.map((b) => rssMiB(b.child.pid!));
   // A full release: every released due time delivered. Then the steady state of 10,000 agents ticking, read
   // SETTLE_MS later (the figure issue 21 sets a target for), while the triggers go on.
-  for (;;) {
-    const [pending] = (await store.db.$queryRawUnsafe(
-      `SELECT count(*)::int AS n FROM "Occurrence" o JOIN "OutboxItem" x ON x."id" = o."outboxId"
-       WHERE o."releaseId" IS NOT NULL AND x."state" IN ('PLANNED', 'DISPATCHED')`,
-    )) as Array<{ n: number }>;
-    if (pending!.n === 0) break;
-    await sleep(500);
-  }
+  await releasedDelivered(store);
   const deliveredMs = Date.now() - resumed;
   await sleep(SETTLE_MS);
   const afterRelease = bots.map((b) => rssMiB(b.child.pid!));

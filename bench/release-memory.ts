@@ -12,7 +12,7 @@ import { isServing, spawnBot } from "../test/support/bot-process";
 import { api, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
 import { benchContext } from "./held";
-import { agentName, LOAD_ADMIN_KEY, writeLoadDirectory } from "./load-tenant";
+import { agentName, LOAD_ADMIN_KEY, releasedDelivered, writeLoadDirectory } from "./load-tenant";
 import { freshPostgres } from "./postgres";
 import { buildProduction, PRODUCTION, rssMiB } from "./process";
 import { startCountingReceiver } from "./receiver";
@@ -99,14 +99,7 @@ export async function benchReleaseMemory(postgresAdminUrl: string): Promise<Rele
       await api(bot, LOAD_ADMIN_KEY, "POST", "/v1/tenant/resume", {});
       while ((await store.db.release.count({ where: { state: { not: "DONE" } } })) > 0) await sleep(250);
       const releasedMs = performance.now() - resumed;
-      for (;;) {
-        const [pending] = (await store.db.$queryRawUnsafe(
-          `SELECT count(*)::int AS n FROM "Occurrence" o JOIN "OutboxItem" x ON x."id" = o."outboxId"
-           WHERE o."releaseId" IS NOT NULL AND x."state" IN ('PLANNED', 'DISPATCHED')`,
-        )) as Array<{ n: number }>;
-        if (pending!.n === 0) break;
-        await sleep(500);
-      }
+      await releasedDelivered(store);
       const deliveredMs = performance.now() - resumed;
       await sleep(SETTLE_MS);
       const afterReleaseMiB = rssMiB(bot.child.pid!);
