@@ -55,14 +55,8 @@ function* recordMissedStep(d: Dialect, due: MissedOccurrences): Step<MissedRecor
   };
   const written = yield* rows<{ id: string }>(INSERT_OCCURRENCES(d), now, now, rowsParam(due.missed.map(rowOf)));
   if (written.length === 0) return { recorded: 0 };
-  const fresh = new Set(written.map((w) => w.id));
-  const latest = new Date(
-    Math.max(
-      ...due.missed
-        .filter((dueAt) => fresh.has(occurrenceKey(trigger.agentId, trigger.key, dueAt)))
-        .map((dueAt) => dueAt.getTime()),
-    ),
-  );
+  // The newest missed due time, written now or by the tick that wrote it first (which advanced the trigger too).
+  const latest = new Date(due.missed.reduce((newest, dueAt) => Math.max(newest, dueAt.getTime()), 0));
   yield* count(ADVANCE_TRIGGERS(d), now, rowsParam([[trigger.id, rowTime(latest)]]));
   return { recorded: written.length };
 }
