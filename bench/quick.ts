@@ -225,7 +225,6 @@ async function outboxRounds(rounds: number, lanes: number) {
 
 if (figure === "c") await releaseRounds(rest[0] ?? "postgresql", Number(rest[1] ?? 3));
 else if (figure === "outbox") await outboxRounds(Number(rest[0] ?? 3), Number(rest[1] ?? 50));
-else if (figure === "memory")
-  await benchReleaseMemory(process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres");
+else if (figure === "memory") await benchReleaseMemory();
 else throw new Error(`unknown figure ${figure}: c, outbox or memory`);
 process.exit(0);

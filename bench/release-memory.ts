@@ -42,7 +42,7 @@ export interface ReleaseMemoryFigures {
  * a Redis loss), which takes seconds where 10,000 API calls take minutes. `npm run bench:load` is the same at
  * three processes, 100,000 due times and approval clicks.
  */
-export async function benchReleaseMemory(postgresAdminUrl: string): Promise<ReleaseMemoryFigures> {
+export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<ReleaseMemoryFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-bench-release-memory-"));
   const database = await freshPostgres(postgresAdminUrl);
   const redis = await startPrivateRedis();
