@@ -71,7 +71,10 @@ export async function decideByButton(
   return { outcome: { ...decided, run: await noteRun(ctx, user, decided.run) }, cardVersion: version, held };
 }
 
-/** A decision this click (or the click just before it on the run) won is known already; otherwise the one that moved the run is read, with its name. */
+/**
+ * A decision this click (or the click just before it on the run) won is known already; otherwise the one that
+ * moved the run is read, with its name.
+ */
 async function noteRun(ctx: HandlerContext, user: KnownUser, { record, deciding }: DecidedRun): Promise<NoteRun> {
   const shown = { operation: record.operation, version: record.version, state: record.state };
   if (deciding) return { ...shown, decision: deciding.view };
