@@ -204,6 +204,12 @@ export async function findAgentById(db: Db, id: string): Promise<KnownAgent | nu
   return row ? toKnownAgent(row) : null;
 }
 
+/** Every agent of every tenant, by id: one read where a lookup per agent would be one each (the start's). */
+export async function allAgentsById(db: Db): Promise<Map<string, KnownAgent>> {
+  const rows = await db.agent.findMany();
+  return new Map(rows.map((row) => [row.id, toKnownAgent(row)]));
+}
+
 export async function findAgentByKeyHash(db: Db, agentKeyHash: string): Promise<KnownAgent | null> {
   const row = await db.agent.findUnique({ where: { agentKeyHash } });
   return row ? toKnownAgent(row) : null;

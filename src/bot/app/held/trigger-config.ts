@@ -1,4 +1,4 @@
-import { findAgentById, type KnownAgent } from "../../../store/directory/directory";
+import { allAgentsById } from "../../../store/directory/directory";
 import { allTriggers, deleteTrigger, upsertTrigger } from "../../../store/held/triggers";
 import { destinationContract } from "../approvals/destinations";
 import type { HandlerContext } from "../context";
@@ -11,11 +11,11 @@ import type { HandlerContext } from "../context";
  */
 export async function alignTriggersWithConfig(ctx: HandlerContext): Promise<{ updated: number; removed: number }> {
   const { db } = ctx.store;
-  const agents = new Map<string, KnownAgent | null>();
+  // One read of the agents: looked up one by one, 10,000 agents' triggers took 15-25 s of the start.
+  const agents = await allAgentsById(db);
   let updated = 0;
   let removed = 0;
   for (const trigger of await allTriggers(db)) {
-    if (!agents.has(trigger.agentId)) agents.set(trigger.agentId, await findAgentById(db, trigger.agentId));
     const agent = agents.get(trigger.agentId);
     const contract = agent ? destinationContract(agent, trigger.destination) : undefined;
     if (contract === undefined) {
