@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { occurrenceKey } from "../../src/policy/ids";
+import { catchUpTriggers } from "../../src/queue/held/catch-up";
 import { recordMissed } from "../../src/store/held/occurrences";
 import { type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
 import { comingDay } from "../support/clock";
@@ -80,5 +81,44 @@ describe.each(PROVIDERS)("missed occurrences on %s", (provider) => {
       orderBy: { dueAt: "asc" },
     });
     expect(rows.map((r) => r.id)).toEqual(missed.map(keyOf));
+  });
+
+  // A start catches up every trigger at once (queue/held/catch-up.ts): one gate read and one write for all.
+  it("catches up many triggers at once: each one's rows and last due time, one release per running agent", async () => {
+    const paused = await h.call("POST", "/v1/agents/ops-agent/pause", "alice", { reason: "vacation" });
+    expect(paused.status).toBe(200);
+    const GLOBEX = "globex:globex-agent";
+    const triggerOf = (tenantId: string, agentId: string, key: string, registered: Date) =>
+      upsertTrigger(
+        h.ctx.store.db,
+        { ...trigger, tenantId, agentId, key, payload: null, contract: "none" },
+        registered,
+      );
+    const fiveAgo = new Date(now.getTime() - 5.5 * MIN);
+    const triggers = [
+      trigger, // registered at 08:00, nothing recorded: 08:01 ... 09:00
+      await triggerOf("acme", AGENT, "u", fiveAgo),
+      await triggerOf("globex", GLOBEX, "g1", fiveAgo),
+      await triggerOf("globex", GLOBEX, "g2", fiveAgo),
+      await triggerOf("globex", GLOBEX, "fresh", now), // registered now: nothing missed
+    ];
+    const releases = await catchUpTriggers({ store: h.ctx.store, log: h.ctx.log, now: () => now }, triggers);
+
+    const counts = await h.ctx.store.db.occurrence.groupBy({ by: ["triggerId"], _count: true });
+    expect(Object.fromEntries(counts.map((c) => [c.triggerId, c._count]))).toEqual({
+      [triggers[0]!.id]: 60,
+      [triggers[1]!.id]: 6, // registered 5.5 minutes before 09:00: 08:55 ... 09:00
+      [triggers[2]!.id]: 6,
+      [triggers[3]!.id]: 6,
+    });
+    const stored = await h.ctx.store.db.trigger.findMany({ where: { id: { in: triggers.map((t) => t.id) } } });
+    const lastDue = new Map(stored.map((t) => [t.id, t.lastDueAt]));
+    const lastMinute = new Date(Math.floor(now.getTime() / MIN) * MIN);
+    for (const t of triggers.slice(0, 4)) expect(lastDue.get(t.id)).toEqual(lastMinute);
+    expect(lastDue.get(triggers[4]!.id)).toBeNull();
+    // The paused agent's rows wait for its resume; the running agent gets one release for both its triggers.
+    const opened = await h.ctx.store.db.release.findMany({ where: { requestedBy: "recovery" } });
+    expect(opened.map((r) => [r.id, r.agentId])).toEqual([[releases[0], GLOBEX]]);
+    expect(releases).toHaveLength(1);
   });
 });

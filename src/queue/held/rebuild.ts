@@ -4,8 +4,8 @@ import type { Store } from "../../store/connection/client";
 import { drainingScopes, scopesWithUntil } from "../../store/control/drain";
 import { uncoveredHeldAgents } from "../../store/held/counts";
 import { openRecoveryRelease, openReleaseIds } from "../../store/held/releases";
-import { allTriggers } from "../../store/held/triggers";
-import { catchUpTrigger } from "./catch-up";
+import { allTriggers, type StoredTrigger } from "../../store/held/triggers";
+import { catchUpTriggers } from "./catch-up";
 import { type ControlJobs, scheduleTrigger } from "./schedules";
 
 export interface RebuildDeps {
@@ -24,11 +24,7 @@ export interface RebuildDeps {
 export async function rebuildFromDatabase(deps: RebuildDeps): Promise<Record<string, number>> {
   const { db } = deps.store;
   const triggers = await allTriggers(db);
-  for (const trigger of triggers) {
-    await scheduleTrigger(deps.triggers, trigger);
-    const caught = await catchUpTrigger(deps, trigger);
-    if (caught.releaseId) await deps.jobs.release(caught.releaseId);
-  }
+  await rebuildTriggers(deps, triggers);
   const draining = await drainingScopes(db);
   for (const { scope, drainDeadline } of draining) await deps.jobs.drain(scope, drainDeadline);
   const untils = await scopesWithUntil(db);
@@ -45,6 +41,23 @@ export async function rebuildFromDatabase(deps: RebuildDeps): Promise<Record<str
   };
   deps.log.info(summary, "schedules and held work rebuilt from the database");
   return summary;
+}
+
+/**
+ * Schedulers upserted at once. Each is a few round trips to Redis: one after another, with each trigger's catch-up
+ * between them, a start with 10,000 triggers took 90 s before it served (bench/release-memory.ts), and every slot
+ * that passed meanwhile became a missed occurrence.
+ */
+const SCHEDULE_CONCURRENCY = 16;
+
+/** Every trigger's scheduler, then the catch-up of all of them (catch-up.ts), then their releases' jobs. */
+async function rebuildTriggers(deps: RebuildDeps, triggers: StoredTrigger[]): Promise<void> {
+  let next = 0;
+  const scheduleRest = async () => {
+    while (next < triggers.length) await scheduleTrigger(deps.triggers, triggers[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(SCHEDULE_CONCURRENCY, triggers.length) }, scheduleRest));
+  for (const releaseId of await catchUpTriggers(deps, triggers)) await deps.jobs.release(releaseId);
 }
 
 /** Held rows of a running agent that no open release covers get a release of their own. */

@@ -43,20 +43,49 @@ export const ADVANCE_TRIGGERS = sqlText(
  * rows with an open gate, which the orphaned-hold recovery releases. Scheduler ticks take the batched path.
  */
 export async function recordMissed(store: Store, due: MissedOccurrences): Promise<MissedRecord> {
-  if (due.missed.length === 0) return { recorded: 0 };
-  return store.sql.write((d) => recordMissedStep(d, due));
+  const recorded = await recordMissedOfTriggers(store, [due], due.now);
+  return { recorded: recorded.get(due.trigger.id) ?? 0 };
 }
 
-function* recordMissedStep(d: Dialect, due: MissedOccurrences): Step<MissedRecord> {
-  const { trigger, now } = due;
-  const rowOf = (dueAt: Date) => {
-    const id = occurrenceKey(trigger.agentId, trigger.key, dueAt);
-    return [id, trigger.id, trigger.tenantId, trigger.agentId, rowTime(dueAt), "HELD", null];
-  };
-  const written = yield* rows<{ id: string }>(INSERT_OCCURRENCES(d), now, now, rowsParam(due.missed.map(rowOf)));
-  if (written.length === 0) return { recorded: 0 };
-  // The newest missed due time, written now or by the tick that wrote it first (which advanced the trigger too).
-  const latest = new Date(due.missed.reduce((newest, dueAt) => Math.max(newest, dueAt.getTime()), 0));
-  yield* count(ADVANCE_TRIGGERS(d), now, rowsParam([[trigger.id, rowTime(latest)]]));
-  return { recorded: written.length };
+/**
+ * `recordMissed` for many triggers in one transaction of two statements, whatever their number: a start's
+ * catch-up of 10,000 triggers, one transaction each, took 20 s of round trips (bench/release-memory.ts).
+ * Returns the occurrences written per trigger id (triggers with none are absent).
+ */
+export async function recordMissedOfTriggers(
+  store: Store,
+  dues: readonly MissedOccurrences[],
+  now: Date,
+): Promise<Map<string, number>> {
+  const missing = dues.filter((due) => due.missed.length > 0);
+  if (missing.length === 0) return new Map();
+  return store.sql.write((d) => recordMissedStep(d, missing, now));
+}
+
+function* recordMissedStep(d: Dialect, dues: readonly MissedOccurrences[], now: Date): Step<Map<string, number>> {
+  const triggerOf = new Map<string, StoredTrigger>();
+  const rowsOfDues = dues.flatMap(({ trigger, missed }) =>
+    missed.map((dueAt) => {
+      const id = occurrenceKey(trigger.agentId, trigger.key, dueAt);
+      triggerOf.set(id, trigger);
+      return [id, trigger.id, trigger.tenantId, trigger.agentId, rowTime(dueAt), "HELD", null];
+    }),
+  );
+  const written = yield* rows<{ id: string }>(INSERT_OCCURRENCES(d), now, now, rowsParam(rowsOfDues));
+  const recorded = new Map<string, number>();
+  for (const { id } of written) {
+    const triggerId = triggerOf.get(id)!.id;
+    recorded.set(triggerId, (recorded.get(triggerId) ?? 0) + 1);
+  }
+  if (recorded.size === 0) return recorded;
+  // Each trigger with a row written now moves to its newest missed due time (written now or by the tick that
+  // wrote it first, which advanced the trigger too).
+  const advanced = dues
+    .filter(({ trigger }) => recorded.has(trigger.id))
+    .map(({ trigger, missed }) => {
+      const latest = new Date(missed.reduce((newest, dueAt) => Math.max(newest, dueAt.getTime()), 0));
+      return [trigger.id, rowTime(latest)];
+    });
+  yield* count(ADVANCE_TRIGGERS(d), now, rowsParam(advanced));
+  return recorded;
 }
