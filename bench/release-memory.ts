@@ -30,6 +30,8 @@ export interface ReleaseMemoryFigures {
   afterReleaseMiB: number;
   /** Its peak RSS (VmHWM), the release's burst among it (MiB). */
   peakMiB: number;
+  /** From spawn to "serving": migrations applied, 10,000 triggers to schedule and catch up. */
+  startedMs: number;
 }
 
 /**
@@ -68,13 +70,13 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
           payload: { i },
           destination: tickUrl,
           misfire: "all",
-          contract: "none",
+          contract: "key-retained 24h", // as the API stores it for this destination (writeLoadDirectory)
         },
         created,
       );
     }
-    // Paused before the start: the slots that pass while the process starts are held, not each trigger's
-    // recovery release at start (a catch-up of 10,000 triggers, one after another, before it serves).
+    // Paused before the start, so every due time from the first is held until the resume (a running agent
+    // whose slot passed during the start would get a recovery release of its own at start).
     const ada = (await findUserById(store.db, "acme:ada"))!;
     const paused = await pauseTenant(benchContext(store, pino({ level: "silent" })), ada, "bench", null);
     if (paused.kind !== "paused") throw new Error(`pause: ${paused.kind}`);
@@ -85,13 +87,22 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
       HOLDFAST_CONFIG: config,
       HOLDFAST_QUEUE_PREFIX: "{hf-release-memory}",
       LOG_LEVEL: "info",
+      // The memory probe of `npm run bench:load` (bench/memory-probe.mjs): where the process's memory goes.
+      ...(process.env.LOAD_MEMORY_DIR
+        ? {
+            LOAD_MEMORY_DIR: process.env.LOAD_MEMORY_DIR,
+            NODE_OPTIONS: `--import=${path.resolve("bench/memory-probe.mjs")}`,
+          }
+        : {}),
     };
-    // Registered now rather than when written: the slots that passed while 10,000 were written are not missed
-    // time for the start's catch-up to record, one trigger after another, before the process serves.
+    // Registered now rather than when written: the slots that passed while 10,000 were written would be missed
+    // time for the start's catch-up, which a restart of a deployment that was running does not find.
     await store.db.trigger.updateMany({ data: { createdAt: new Date() } });
+    const spawnedAt = Date.now();
     const bot = await spawnBot(env, { command: PRODUCTION });
     try {
       await bot.waitForLog(isServing, 300_000);
+      const startedMs = Date.now() - spawnedAt;
       const heldCount = () => store.db.occurrence.count({ where: { state: "HELD" } });
       while ((await heldCount()) < HELD) await sleep(1_000);
       const held = await heldCount();
@@ -106,12 +117,12 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
       const peakMiB = rssMiB(bot.child.pid!, "VmHWM");
       const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
       console.log(
-        `release memory (dist/, PostgreSQL, one process): ${AGENTS} agents x 1 trigger every ${EVERY_MS / 1000} s; ${held} due times held, released in ${(releasedMs / 1000).toFixed(1)} s, all delivered ${(deliveredMs / 1000).toFixed(1)} s after the resume`,
+        `release memory (dist/, PostgreSQL, one process): ${AGENTS} agents x 1 trigger every ${EVERY_MS / 1000} s; serving ${(startedMs / 1000).toFixed(1)} s after the spawn; ${held} due times held, released in ${(releasedMs / 1000).toFixed(1)} s, all delivered ${(deliveredMs / 1000).toFixed(1)} s after the resume`,
       );
       console.log(
         `  RSS peak ${mb(peakMiB)} MB; ${SETTLE_MS / 1000} s after the last released due time was delivered, the triggers still ticking: ${mb(afterReleaseMiB)} MB`,
       );
-      return { afterReleaseMiB, peakMiB };
+      return { afterReleaseMiB, peakMiB, startedMs };
     } finally {
       bot.child.kill("SIGTERM");
       await bot.exited;
