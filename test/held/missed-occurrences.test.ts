@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { occurrenceKey } from "../../src/policy/ids";
 import { catchUpTriggers } from "../../src/queue/held/catch-up";
 import { recordMissed } from "../../src/store/held/occurrences";
-import { type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
+import { allTriggers, type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
@@ -120,5 +120,10 @@ describe.each(PROVIDERS)("missed occurrences on %s", (provider) => {
     const opened = await h.ctx.store.db.release.findMany({ where: { requestedBy: "recovery" } });
     expect(opened.map((r) => [r.id, r.agentId])).toEqual([[releases[0], GLOBEX]]);
     expect(releases).toHaveLength(1);
+    expect(opened[0]!.heldSince).toBeNull(); // g1 and g2 had no due time recorded: where the hold began is unknown
+    // A minute later, with that release still open, it takes the new rows too: no second one.
+    const later = { store: h.ctx.store, log: h.ctx.log, now: () => new Date(now.getTime() + MIN) };
+    expect(await catchUpTriggers(later, await allTriggers(h.ctx.store.db))).toEqual([]);
+    expect(await h.ctx.store.db.release.count({ where: { requestedBy: "recovery" } })).toBe(1);
   });
 });

@@ -45,7 +45,7 @@ export async function rebuildFromDatabase(deps: RebuildDeps): Promise<Record<str
 
 /**
  * Schedulers upserted at once. Each is a few round trips to Redis: one after another, with each trigger's catch-up
- * between them, a start with 10,000 triggers took 90 s before it served (bench/release-memory.ts), and every slot
+ * between them, a start with 10,000 triggers took 94 s before it served (bench/release-memory.ts), and every slot
  * that passed meanwhile became a missed occurrence.
  */
 const SCHEDULE_CONCURRENCY = 16;

@@ -49,7 +49,7 @@ export async function recordMissed(store: Store, due: MissedOccurrences): Promis
 
 /**
  * `recordMissed` for many triggers in one transaction of two statements, whatever their number: a start's
- * catch-up of 10,000 triggers, one transaction each, took 20 s of round trips (bench/release-memory.ts).
+ * catch-up of 10,000 triggers was 10,000 transactions, one after another (queue/held/rebuild.ts).
  * Returns the occurrences written per trigger id (triggers with none are absent).
  */
 export async function recordMissedOfTriggers(
