@@ -24,6 +24,11 @@ const EVERY_MS = 20_000;
 const HELD = 2 * AGENTS;
 /** How long after the last released due time was delivered the RSS is read, the triggers still ticking. */
 const SETTLE_MS = 30_000;
+/**
+ * RELEASE_MEMORY_RESTART=1 (`npm run bench:quick -- memory`): instead, the restart of a deployment that was
+ * running, its agents' slots of the last minute missed; prints the start's time to serving and stops there.
+ */
+const RESTART = process.env.RELEASE_MEMORY_RESTART === "1";
 
 export interface ReleaseMemoryFigures {
   /** RSS of the process SETTLE_MS after every released due time was delivered (MiB). */
@@ -78,7 +83,9 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
     // Paused before the start, so every due time from the first is held until the resume (a running agent
     // whose slot passed during the start would get a recovery release of its own at start).
     const ada = (await findUserById(store.db, "acme:ada"))!;
-    const paused = await pauseTenant(benchContext(store, pino({ level: "silent" })), ada, "bench", null);
+    const paused = RESTART
+      ? { kind: "paused" as const }
+      : await pauseTenant(benchContext(store, pino({ level: "silent" })), ada, "bench", null);
     if (paused.kind !== "paused") throw new Error(`pause: ${paused.kind}`);
     const env = {
       ...buildProduction(),
@@ -97,12 +104,23 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
     };
     // Registered now rather than when written: the slots that passed while 10,000 were written would be missed
     // time for the start's catch-up, which a restart of a deployment that was running does not find.
-    await store.db.trigger.updateMany({ data: { createdAt: new Date() } });
+    // RESTART: the deployment ran until a minute ago, when each trigger's last due time was recorded.
+    const minuteAgo = Math.floor((Date.now() - 60_000) / EVERY_MS) * EVERY_MS;
+    await store.db.trigger.updateMany({
+      data: RESTART ? { createdAt: new Date(minuteAgo), lastDueAt: new Date(minuteAgo) } : { createdAt: new Date() },
+    });
     const spawnedAt = Date.now();
     const bot = await spawnBot(env, { command: PRODUCTION });
     try {
       await bot.waitForLog(isServing, 300_000);
       const startedMs = Date.now() - spawnedAt;
+      if (RESTART) {
+        const releases = await store.db.release.count();
+        console.log(
+          `restart (dist/, PostgreSQL, one process): ${AGENTS} running agents, each trigger's last due time a minute back; serving ${(startedMs / 1000).toFixed(1)} s after the spawn, ${releases} recovery releases opened`,
+        );
+        return { afterReleaseMiB: 0, peakMiB: 0, startedMs };
+      }
       const heldCount = () => store.db.occurrence.count({ where: { state: "HELD" } });
       while ((await heldCount()) < HELD) await sleep(1_000);
       const held = await heldCount();
