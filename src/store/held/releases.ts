@@ -51,18 +51,8 @@ export async function openRecoveryRelease(
   heldSince: Date | null = null,
 ): Promise<string | null> {
   if ((await checkGate(store, agentId, tenantId)).held) return null;
-  const recent = await store.db.release.findFirst({
-    where: {
-      tenantId,
-      AND: [
-        { OR: [{ agentId }, { agentId: null }] },
-        { OR: [{ state: "OPEN" }, { createdAt: { gt: new Date(now.getTime() - RECOVERY_GRACE_MS) } }] },
-      ],
-    },
-    select: { id: true },
-  });
-  if (recent) return null;
-  return store.db.$transaction((tx) => openRelease(tx, { tenantId, agentId, requestedBy: "recovery", heldSince, now }));
+  const [opened] = await openRecoveryReleases(store, [{ agentId, tenantId, heldSince }], now);
+  return opened ?? null;
 }
 
 /** A running agent whose missed due times a catch-up recorded, and where their hold window starts. */
