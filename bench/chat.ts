@@ -1,8 +1,10 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { App, LogLevel } from "@slack/bolt";
 import pino from "pino";
 import { createRunForAgent } from "../src/bot/app/approvals/create-run";
 import type { HandlerContext } from "../src/bot/app/context";
@@ -14,7 +16,13 @@ import { runKey } from "../src/policy/ids";
 import { openStore } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";
 import { findAgent, syncDirectory } from "../src/store/directory/directory";
-import { blockActionsBody, signSlackRequest, slackArgs, startSlackFake } from "../test/fakes/slack-fake";
+import {
+  blockActionsBody,
+  type SlackFake,
+  signSlackRequest,
+  slackArgs,
+  startSlackFake,
+} from "../test/fakes/slack-fake";
 import { freshPostgres } from "./postgres";
 
 const RUNS = 50;
@@ -81,6 +89,8 @@ export interface ChatFigures {
   noteP99Ms: number;
   /** Click to HTTP ack p99 over GET /healthz p99, same server, same run. */
   ackOverHealth: number;
+  /** Yardstick, same run: click to note p99 on a bare Bolt app (its own receiver, ack and note, no database). */
+  bareBoltNoteP99Ms: number;
 }
 
 export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<ChatFigures> {
@@ -128,25 +138,9 @@ export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<Chat
     }
     if (approveOf.size !== RUNS) throw new Error(`expected ${RUNS} cards, Slack got ${approveOf.size}`);
 
-    const clicks = Array.from({ length: CLICKS }, (_, i) => {
-      const body = blockActionsBody({
-        action_id: "run.approve",
-        value: approveOf.get(`bench-chat-${i % RUNS}`)!,
-        user: { id: RITA, team_id: TEAM },
-        team: { id: TEAM },
-        message: { ts: `1700000000.${String(i).padStart(6, "0")}`, channel: "DU0RITA" },
-        trigger_id: `bench-trigger-${i}`,
-        response_url: slack.responseUrl(`click-${i}`),
-      });
-      const headers = { "content-type": "application/x-www-form-urlencoded", ...signSlackRequest(SECRET, body) };
-      return { url: `${base}/slack/events`, method: "POST" as const, headers, body };
-    });
+    const clicks = clickRequests(slack, `${base}/slack/events`, (i) => approveOf.get(`bench-chat-${i % RUNS}`)!);
     // When each click's ephemeral note reached "Slack": the decision is committed by then.
-    const notedAt = new Map<number, number>();
-    slack.respond(/^\/response\/click-\d+$/, (call) => {
-      notedAt.set(Number(call.path.split("-").at(-1)), performance.timeOrigin + performance.now());
-      return { body: { ok: true } };
-    });
+    const notedAt = notesReaching(slack);
     const health = await timeAll(
       Array.from({ length: CLICKS }, () => ({ url: `${base}/healthz`, method: "GET" as const })),
     );
@@ -159,6 +153,7 @@ export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<Chat
     const cardSeconds = (performance.now() - started) / 1000;
 
     const toNote = acks.sentAt.map((sent, i) => notedAt.get(i)! - sent).sort((a, b) => a - b);
+    const bareBoltNoteP99Ms = await bareBoltNotes(slack);
     const approved = await store.db.decisionEvent.count({ where: { result: "approved" } });
     const outbox = await store.db.outboxItem.count();
     const non200 = acks.statuses.filter((s) => s !== 200).length;
@@ -178,7 +173,14 @@ export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<Chat
     console.log(
       `  yardstick, ${CLICKS} concurrent GET /healthz on the same server: p50 ${fmt(percentile(health.ms, 0.5))} ms, p99 ${fmt(healthP99)} ms; click p99 / healthz p99 = ${(percentile(acks.ms, 0.99) / healthP99).toFixed(2)}`,
     );
-    return { noteP99Ms: percentile(toNote, 0.99), ackOverHealth: percentile(acks.ms, 0.99) / healthP99 };
+    console.log(
+      `  yardstick, the same ${CLICKS} clicks on a bare Bolt app (its own HTTP receiver; ack, then the note; no database): click -> note p99 ${fmt(bareBoltNoteP99Ms)} ms`,
+    );
+    return {
+      noteP99Ms: percentile(toNote, 0.99),
+      ackOverHealth: percentile(acks.ms, 0.99) / healthP99,
+      bareBoltNoteP99Ms,
+    };
   } finally {
     await chat.stop();
     await http.close();
@@ -186,6 +188,64 @@ export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<Chat
     await slack.close();
     await postgres?.drop();
     for (const suffix of ["", "-wal", "-shm", "-journal"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  }
+}
+
+/** CLICKS signed Approve clicks by rita to `url`, click i carrying `buttonValue(i)` and its own response_url. */
+function clickRequests(slack: SlackFake, url: string, buttonValue: (i: number) => string): PlannedRequest[] {
+  return Array.from({ length: CLICKS }, (_, i) => {
+    const body = blockActionsBody({
+      action_id: "run.approve",
+      value: buttonValue(i),
+      user: { id: RITA, team_id: TEAM },
+      team: { id: TEAM },
+      message: { ts: `1700000000.${String(i).padStart(6, "0")}`, channel: "DU0RITA" },
+      trigger_id: `bench-trigger-${i}`,
+      response_url: slack.responseUrl(`click-${i}`),
+    });
+    const headers = { "content-type": "application/x-www-form-urlencoded", ...signSlackRequest(SECRET, body) };
+    return { url, method: "POST" as const, headers, body };
+  });
+}
+
+/** When each click's note reached the fake Slack (wall clock), by click number; replaces the previous record. */
+function notesReaching(slack: SlackFake): Map<number, number> {
+  const notedAt = new Map<number, number>();
+  slack.respond(/^\/response\/click-\d+$/, (call) => {
+    notedAt.set(Number(call.path.split("-").at(-1)), performance.timeOrigin + performance.now());
+    return { body: { ok: true } };
+  });
+  return notedAt;
+}
+
+/**
+ * What the chat library alone costs on this machine: the same clicks against a Bolt app with Bolt's own HTTP
+ * receiver whose handler acks and sends the note, nothing else. Click to note p99 (ms).
+ */
+async function bareBoltNotes(slack: SlackFake): Promise<number> {
+  const app = new App({
+    token: "xoxb-bench",
+    signingSecret: SECRET,
+    clientOptions: { slackApiUrl: slack.apiUrl },
+    logLevel: LogLevel.ERROR,
+  });
+  app.action(/^run\./, async ({ ack, respond }) => {
+    await ack();
+    await respond({ response_type: "ephemeral", replace_original: false, text: "Approved." });
+  });
+  const server = (await app.start(0)) as Server;
+  try {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const notedAt = notesReaching(slack);
+    const acks = await timeAll(clickRequests(slack, `http://127.0.0.1:${port}/slack/events`, () => "bare"));
+    await waitUntil(() => notedAt.size === CLICKS, "every bare click's note");
+    return percentile(
+      acks.sentAt.map((sent, i) => notedAt.get(i)! - sent).sort((a, b) => a - b),
+      0.99,
+    );
+  } finally {
+    await app.stop();
   }
 }
 

@@ -92,6 +92,13 @@ const rows: Row[] = [
     chat.SQLite.noteP99Ms <= 500 && chat.PostgreSQL.noteP99Ms <= 500,
   ],
   [
+    "yardstick: the same clicks on a bare Bolt app (ack, note, no database), p99 (ms)",
+    chat.SQLite.bareBoltNoteP99Ms,
+    chat.PostgreSQL.bareBoltNoteP99Ms,
+    "none: what Bolt and HTTP alone take on this machine",
+    null,
+  ],
+  [
     "the same clicks: ack p99 / GET /healthz p99",
     chat.SQLite.ackOverHealth,
     chat.PostgreSQL.ackOverHealth,
