@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Store } from "../../store/connection/client";
 import { drainingScopes, scopesWithUntil } from "../../store/control/drain";
 import { uncoveredHeldAgents } from "../../store/held/counts";
-import { openRecoveryRelease, openReleaseIds } from "../../store/held/releases";
+import { openRecoveryReleasesWhereRunning, openReleaseIds } from "../../store/held/releases";
 import { allTriggers, type StoredTrigger } from "../../store/held/triggers";
 import { catchUpTriggers } from "./catch-up";
 import { type ControlJobs, scheduleTrigger } from "./schedules";
@@ -60,14 +60,23 @@ async function rebuildTriggers(deps: RebuildDeps, triggers: StoredTrigger[]): Pr
   for (const releaseId of await catchUpTriggers(deps, triggers)) await deps.jobs.release(releaseId);
 }
 
-/** Held rows of a running agent that no open release covers get a release of their own. */
+/** Agents whose gate is read and whose releases are opened together: one read and one insert for each lot. */
+const RECOVERY_LOT = 1_000;
+
+/**
+ * Held rows of a running agent that no open release covers get a release of their own. The agents go a lot at a
+ * time, not one gate read and one transaction each: with thousands of agents uncovered, one at a time outlived
+ * the grace after a resume's release (releases.ts), and agents whose rows that release had taken got one more.
+ */
 export async function recoverOrphanedHolds(deps: Pick<RebuildDeps, "store" | "now" | "jobs">): Promise<number> {
+  const uncovered = await uncoveredHeldAgents(deps.store.db);
   let recovered = 0;
-  for (const { agentId, tenantId } of await uncoveredHeldAgents(deps.store.db)) {
-    const releaseId = await openRecoveryRelease(deps.store, agentId, tenantId, deps.now());
-    if (!releaseId) continue;
-    await deps.jobs.release(releaseId);
-    recovered++;
+  for (let i = 0; i < uncovered.length; i += RECOVERY_LOT) {
+    const lot = uncovered.slice(i, i + RECOVERY_LOT).map((agent) => ({ ...agent, heldSince: null }));
+    for (const releaseId of await openRecoveryReleasesWhereRunning(deps.store, lot, deps.now())) {
+      await deps.jobs.release(releaseId);
+      recovered++;
+    }
   }
   return recovered;
 }

@@ -3,7 +3,8 @@ import { releaseLeaseName } from "../../policy/ids";
 import { INBOX_WAITING } from "../../policy/states";
 import type { Db, Store, Tx } from "../connection/client";
 import { count, type Dialect, rows, rowsParam, rowTime, type Step, sqlText } from "../connection/sql";
-import { checkGate } from "../control/gate";
+import { checkGate, readControls } from "../control/gate";
+import { type Controls, gateOf, gateScopes } from "../control/records";
 import { releaseStep } from "./release-step";
 
 export { ReleaseRaceError } from "./release-step";
@@ -50,9 +51,24 @@ export async function openRecoveryRelease(
   /** Where the hold window of what it releases starts (the trigger's last recorded due time), if known. */
   heldSince: Date | null = null,
 ): Promise<string | null> {
-  if ((await checkGate(store, agentId, tenantId)).held) return null;
-  const [opened] = await openRecoveryReleases(store, [{ agentId, tenantId, heldSince }], now);
+  const [opened] = await openRecoveryReleasesWhereRunning(store, [{ agentId, tenantId, heldSince }], now);
   return opened ?? null;
+}
+
+/**
+ * `openRecoveryRelease` for many agents: their gate read at once, then `openRecoveryReleases` for those running.
+ * Fails closed: records that cannot be read hold every agent, whose rows then wait for a resume. Returns the ids
+ * of the releases opened.
+ */
+export async function openRecoveryReleasesWhereRunning(
+  store: Store,
+  agents: readonly RecoveryWanted[],
+  now: Date,
+): Promise<string[]> {
+  if (agents.length === 0) return [];
+  const controls = await readControls(store, gateScopes(agents)).catch((): Controls => new Map());
+  const running = agents.filter((a) => !gateOf(controls, a.agentId, a.tenantId).held);
+  return openRecoveryReleases(store, running, now);
 }
 
 /** A running agent whose missed due times a catch-up recorded, and where their hold window starts. */
