@@ -7,6 +7,7 @@ import { allTriggers, type StoredTrigger, upsertTrigger } from "../../src/store/
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
+import { minuteTrigger } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
 const MIN = 60_000;
@@ -20,22 +21,7 @@ describe.each(PROVIDERS)("missed occurrences on %s", (provider) => {
 
   beforeEach(async () => {
     h = await createHarness(provider);
-    trigger = await upsertTrigger(
-      h.ctx.store.db,
-      {
-        tenantId: "acme",
-        agentId: AGENT,
-        key: "t",
-        everyMs: MIN,
-        cron: null,
-        tz: null,
-        payload: null,
-        destination: "http://127.0.0.1:9/x",
-        misfire: "all",
-        contract: "none",
-      },
-      new Date(now.getTime() - 60 * MIN),
-    );
+    trigger = await minuteTrigger(h.ctx.store, now);
   });
   afterEach(() => h.close());
 

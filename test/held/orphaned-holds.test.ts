@@ -4,10 +4,10 @@ import type { ControlJobs } from "../../src/queue/held/schedules";
 import type { Db } from "../../src/store/connection/client";
 import { uncoveredHeldAgents } from "../../src/store/held/counts";
 import { recordMissed } from "../../src/store/held/occurrences";
-import { upsertTrigger } from "../../src/store/held/triggers";
 import { comingDay } from "../support/clock";
 import { PROVIDERS } from "../support/databases";
 import { createHarness, type Harness } from "../support/harness";
+import { minuteTrigger } from "../support/held-harness";
 
 const AGENT = "acme:ops-agent";
 const MIN = 60_000;
@@ -25,22 +25,7 @@ describe.each(PROVIDERS)("orphaned holds on %s", (provider) => {
   beforeEach(async () => {
     released.length = 0;
     h = await createHarness(provider);
-    const trigger = await upsertTrigger(
-      h.ctx.store.db,
-      {
-        tenantId: "acme",
-        agentId: AGENT,
-        key: "t",
-        everyMs: MIN,
-        cron: null,
-        tz: null,
-        payload: null,
-        destination: "http://127.0.0.1:9/x",
-        misfire: "all",
-        contract: "none",
-      },
-      new Date(now.getTime() - 60 * MIN),
-    );
+    const trigger = await minuteTrigger(h.ctx.store, now);
     // Held while the agent runs: nothing else will take them.
     const missed = [3, 2, 1].map((m) => new Date(now.getTime() - m * MIN));
     await recordMissed(h.ctx.store, { trigger, missed, held: true, now });

@@ -2,7 +2,8 @@ import crypto from "node:crypto";
 import { Redis } from "ioredis";
 import { startHeld } from "../../src/bot/main/held-wiring";
 import type { HeldRuntime } from "../../src/queue/held/runtime";
-import type { Provider } from "../../src/store/connection/client";
+import type { Provider, Store } from "../../src/store/connection/client";
+import { type StoredTrigger, upsertTrigger } from "../../src/store/held/triggers";
 import { type EffectReceiver, startEffectReceiver } from "./effect-receiver";
 import { createHarness, type Harness } from "./harness";
 
@@ -82,3 +83,25 @@ export async function forgetPrefix(redisUrl: string, prefix: string): Promise<vo
     redis.disconnect();
   }
 }
+
+/**
+ * A trigger of ops-agent's, every minute, misfire `all`, to an address nothing answers on: for tests of held
+ * rows and their releases that write occurrences themselves. Registered an hour before `now`.
+ */
+export const minuteTrigger = (store: Store, now: Date): Promise<StoredTrigger> =>
+  upsertTrigger(
+    store.db,
+    {
+      tenantId: "acme",
+      agentId: "acme:ops-agent",
+      key: "t",
+      everyMs: 60_000,
+      cron: null,
+      tz: null,
+      payload: null,
+      destination: "http://127.0.0.1:9/x",
+      misfire: "all",
+      contract: "none",
+    },
+    new Date(now.getTime() - 3_600_000),
+  );
