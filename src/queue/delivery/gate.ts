@@ -1,7 +1,7 @@
 import { afterUncertainOutcome, parseContract } from "../../policy/delivery";
 import { unknownOutcomeText } from "../../policy/delivery-class";
-import { readControls } from "../../store/control/gate";
-import { type Controls, gateOf, gateScopes } from "../../store/control/records";
+import { readGateControls } from "../../store/control/gate";
+import { type Controls, gateOf } from "../../store/control/records";
 import { markAcknowledged, markObserved, markSettled, releaseLease } from "../../store/outbox/marks";
 import type { Claim } from "../../store/outbox/types";
 import type { DeliveryContext } from "./options";
@@ -16,8 +16,10 @@ export interface Gate {
 
 /** The control records of a round's claims (fail closed: a failed read holds everything). */
 export async function readGate(ctx: DeliveryContext, claims: Claim[]): Promise<Gate> {
-  const scopes = gateScopes(claims.map((c) => c.item));
-  const controls = await readControls(ctx.store, scopes).catch((): Controls => new Map());
+  const controls = await readGateControls(
+    ctx.store,
+    claims.map((c) => c.item),
+  );
   return { controls, readAt: ctx.now().getTime() };
 }
 

@@ -2,8 +2,8 @@ import type { Logger } from "pino";
 import type { MetricsSink } from "../../policy/metrics-sink";
 import { dueTimesBetween } from "../../policy/schedule";
 import type { Store } from "../../store/connection/client";
-import { readControls } from "../../store/control/gate";
-import { type Controls, gateOf, gateScopes } from "../../store/control/records";
+import { readGateControls } from "../../store/control/gate";
+import { gateOf } from "../../store/control/records";
 import { type MissedOccurrences, recordMissedOfTriggers } from "../../store/held/occurrences";
 import { openRecoveryReleases } from "../../store/held/releases";
 import { cadenceOf, type StoredTrigger } from "../../store/held/triggers";
@@ -58,7 +58,7 @@ async function catchUpBatch(
   now: Date,
 ): Promise<string[]> {
   // Fail closed: records that cannot be read hold every agent, whose rows then wait for a resume.
-  const controls = await readControls(deps.store, gateScopes(triggers)).catch((): Controls => new Map());
+  const controls = await readGateControls(deps.store, triggers);
   const dues: MissedOccurrences[] = triggers.map((trigger) => ({
     trigger,
     missed: missedOf.get(trigger.id)!,

@@ -1,7 +1,7 @@
 import type { GateVerdict } from "../../policy/gate";
-import { agentScope, DEPLOYMENT_SCOPE, tenantScope } from "../../policy/ids";
+import { DEPLOYMENT_SCOPE } from "../../policy/ids";
 import type { Store } from "../connection/client";
-import { type Controls, controlsStep, gateOf, notRunningStep, type StoredControl } from "./records";
+import { type Controls, controlsStep, gateOf, gateScopes, notRunningStep, type StoredControl } from "./records";
 
 /** Many control records in one indexed read (the gate for a batch of work). */
 export const readControls = (store: Store, scopes: Iterable<string>): Promise<Controls> =>
@@ -11,16 +11,20 @@ export const readControls = (store: Store, scopes: Iterable<string>): Promise<Co
 export const readNotRunning = (store: Store): Promise<StoredControl[]> => store.sql.read(() => notRunningStep());
 
 /**
+ * The records the gate of these agents reads (`gateOf`), in one read. Fails closed: when the read fails, no
+ * record is there, and `gateOf` holds every agent as unreadable.
+ */
+export const readGateControls = (
+  store: Store,
+  agents: Iterable<{ agentId: string; tenantId: string }>,
+): Promise<Controls> => readControls(store, gateScopes(agents)).catch((): Controls => new Map());
+
+/**
  * The fail-closed pause gate every worker calls before it starts outbound work. Any failure to read
  * (database gone, table missing, record missing) holds the work.
  */
 export async function checkGate(store: Store, agentId: string, tenantId: string): Promise<GateVerdict> {
-  try {
-    const scopes = [agentScope(agentId), tenantScope(tenantId), DEPLOYMENT_SCOPE];
-    return gateOf(await readControls(store, scopes), agentId, tenantId);
-  } catch {
-    return { held: true, because: "unreadable" };
-  }
+  return gateOf(await readGateControls(store, [{ agentId, tenantId }]), agentId, tenantId);
 }
 
 /**

@@ -3,8 +3,8 @@ import { releaseLeaseName } from "../../policy/ids";
 import { INBOX_WAITING } from "../../policy/states";
 import type { Db, Store, Tx } from "../connection/client";
 import { count, type Dialect, rows, rowsParam, rowTime, type Step, sqlText } from "../connection/sql";
-import { checkGate, readControls } from "../control/gate";
-import { type Controls, gateOf, gateScopes } from "../control/records";
+import { checkGate, readGateControls } from "../control/gate";
+import { gateOf } from "../control/records";
 import { releaseStep } from "./release-step";
 
 export { ReleaseRaceError } from "./release-step";
@@ -66,12 +66,12 @@ export async function openRecoveryReleasesWhereRunning(
   now: Date,
 ): Promise<string[]> {
   if (agents.length === 0) return [];
-  const controls = await readControls(store, gateScopes(agents)).catch((): Controls => new Map());
+  const controls = await readGateControls(store, agents);
   const running = agents.filter((a) => !gateOf(controls, a.agentId, a.tenantId).held);
   return openRecoveryReleases(store, running, now);
 }
 
-/** A running agent whose missed due times a catch-up recorded, and where their hold window starts. */
+/** An agent whose held rows want a recovery release, and where their hold window starts (null: not known). */
 export interface RecoveryWanted {
   agentId: string;
   tenantId: string;
