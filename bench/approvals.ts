@@ -50,7 +50,7 @@ export interface ApprovalFigures {
 export async function benchApprovals({ outbox = true } = {}): Promise<ApprovalFigures> {
   const database = await freshPostgres();
   const receiver = await startEffectReceiver();
-  const store = openStore(database.url);
+  const store = await openStore(database.url);
   try {
     await migrateDatabase(database.url);
     const destination = `${receiver.url}/effects`;

@@ -13,7 +13,7 @@ import { startChat } from "../src/bot/main/chat-wiring";
 import { loadDirectoryFile } from "../src/bot/main/config/directory-file";
 import { buildHttpServer } from "../src/bot/surfaces/http/server";
 import { runKey } from "../src/policy/ids";
-import { openStore } from "../src/store/connection/client";
+import { openStore, type Store } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";
 import { findAgent, syncDirectory } from "../src/store/directory/directory";
 import {
@@ -99,7 +99,7 @@ export async function benchChat(database: "SQLite" | "PostgreSQL"): Promise<Chat
   const url = postgres?.url ?? `file:${file}`;
   const slack = await startSlackFake({ teamId: TEAM });
   await migrateDatabase(url);
-  const store = openStore(url);
+  const store = await openStore(url);
   const ctx: HandlerContext = {
     store,
     log: pino({ level: "silent" }),
@@ -257,7 +257,7 @@ async function waitUntil(done: () => boolean | Promise<boolean>, what: string): 
   }
 }
 
-const waitForSettledCards = (store: ReturnType<typeof openStore>, runs: number) =>
+const waitForSettledCards = (store: Store, runs: number) =>
   waitUntil(
     async () => (await store.db.chatCard.count({ where: { shows: "approved" } })) === runs,
     "every card edited",

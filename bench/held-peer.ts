@@ -11,7 +11,7 @@ import { openStore } from "../src/store/connection/client";
  */
 tuneV8();
 const [url, redisUrl, prefix] = process.argv.slice(2) as [string, string, string];
-const store = openStore(url);
+const store = await openStore(url);
 const ctx = { store, log: pino({ level: "warn" }), now: () => new Date(), events: new HoldfastEvents() };
 const runtime = await startHeld(ctx, { redisUrl, prefix, reconcileMs: 1000 });
 process.stdout.write("ready\n");

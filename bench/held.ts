@@ -169,7 +169,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
   const postgres = options.postgresAdminUrl ? await freshPostgres(options.postgresAdminUrl) : null;
   const url = postgres?.url ?? `file:${path.join(dir, "bench.db")}`;
   await migrateDatabase(url);
-  const base = openStore(url);
+  const base = await openStore(url);
   const counts = new Map<string, number>();
   const db = process.env.COUNT_QUERIES
     ? (base.db.$extends({

@@ -121,7 +121,7 @@ const database = await freshPostgres();
 const redis = await startPrivateRedis();
 const receiver = await startCountingReceiver();
 const slack = await startSlackFake({ teamId: TEAM });
-const store = openStore(database.url);
+const store = await openStore(database.url);
 const bots: BotProcess[] = [];
 try {
   const tickUrl = `${receiver.url}/t`;

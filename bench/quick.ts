@@ -69,7 +69,7 @@ async function releaseRounds(database: string, rounds: number) {
   const url = postgres?.url ?? `file:${path.join(dir, "bench.db")}`;
   await migrateDatabase(url);
   const statements = statementCounter();
-  const store = openStore(url, { onStatement: statements.hook });
+  const store = await openStore(url, { onStatement: statements.hook });
   const receiver = await startCountingReceiver();
   const ctx = benchContext(store, log);
   const prefix = `hf-quick-${Math.random().toString(36).slice(2, 10)}`;
@@ -160,7 +160,7 @@ async function outboxRounds(rounds: number, lanes: number) {
   const database = await freshPostgres();
   const receiver = await startEffectReceiver();
   const statements = statementCounter();
-  const store = openStore(database.url, { onStatement: statements.hook });
+  const store = await openStore(database.url, { onStatement: statements.hook });
   try {
     await migrateDatabase(database.url);
     await syncDirectory(store, benchDirectory(1));

@@ -54,7 +54,7 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
   const database = await freshPostgres(postgresAdminUrl);
   const redis = await startPrivateRedis();
   const receiver = await startCountingReceiver();
-  const store = openStore(database.url);
+  const store = await openStore(database.url);
   try {
     const tickUrl = `${receiver.url}/t`;
     const config = writeLoadDirectory(dir, AGENTS, tickUrl, `${receiver.url}/act`);

@@ -79,7 +79,7 @@ describe.each(PROVIDERS)("decisions racing from two processes on %s", (provider)
   beforeEach(async () => {
     h = await createHarness(provider);
     await declareDestinations(h, { [DESTINATION]: "unique-external-id" });
-    other = openStore(h.db.url);
+    other = await openStore(h.db.url);
   });
   afterEach(async () => {
     await other.close();

@@ -104,7 +104,7 @@ export async function openScene(pg: PrivatePostgres, redis: ChaosRedis): Promise
     pg,
     redis,
     receiver,
-    store: openStore(url),
+    store: await openStore(url),
     bots,
     ended,
     async start(extra = {}) {

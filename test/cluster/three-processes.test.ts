@@ -143,7 +143,7 @@ describe("three bot processes on one PostgreSQL database", () => {
       await api(p2!, ADA, "POST", "/v1/tenant/resume", {});
       let kills = 0;
       let replaced = false; // one clean replacement, started at the first kill
-      const check = openStore(env.DATABASE_URL);
+      const check = await openStore(env.DATABASE_URL);
       try {
         const { id: releaseId } = await check.db.release.findFirstOrThrow({
           where: { requestedBy: "acme:ada" },

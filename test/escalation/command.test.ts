@@ -18,7 +18,7 @@ describe.each(PROVIDERS)("/escalations on %s", (provider) => {
   afterEach(async () => h.close());
 
   it("lists what escalates to the caller, in words; others see nothing", async () => {
-    const p = h.start();
+    const p = await h.start();
     const router = createChatRouter({ ctx: p.ctx });
     const ask = async (who: keyof typeof TELEGRAM) => {
       const reply = await router.command(

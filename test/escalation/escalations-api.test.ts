@@ -43,7 +43,7 @@ describe.each(PROVIDERS)("the escalation API on %s", (provider) => {
   beforeEach(async () => {
     h = await createEscalationHarness(provider, T0);
     await makeWait(h.db, "approval", T0);
-    p = h.start();
+    p = await h.start();
     h.clock.set(new Date(T0.getTime() + 11 * MIN));
     await p.monitor.tick();
     id = (await h.db.store.db.escalation.findFirstOrThrow()).id;
@@ -98,7 +98,7 @@ describe.each(PROVIDERS)("the escalation API on %s", (provider) => {
     ]);
     // Another wait, pinged by a process with no chat platform.
     const { log, lines } = capturedLog();
-    const offline = h.start({ chat: false, log });
+    const offline = await h.start({ chat: false, log });
     await makeWait(h.db, "review", h.clock.now);
     h.clock.advance(11 * MIN);
     await offline.monitor.tick();

@@ -38,8 +38,8 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     afterEach(async () => h.close());
 
     it("pings each level exactly once, across a restart and two processes ticking at once", async () => {
-      const a = h.start();
-      const b = h.start();
+      const a = await h.start();
+      const b = await h.start();
       at(5);
       await Promise.all([a.monitor.tick(), b.monitor.tick()]);
       expect(count(BOB)).toEqual({ slack: 0, telegram: 0 });
@@ -47,7 +47,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
       await Promise.all([a.monitor.tick(), b.monitor.tick(), a.monitor.tick()]);
       expect(count(BOB)).toEqual({ slack: 1, telegram: 1 });
       await a.close();
-      const restarted = h.start();
+      const restarted = await h.start();
       at(12);
       await Promise.all([restarted.monitor.tick(), b.monitor.tick()]);
       expect(count(BOB)).toEqual({ slack: 1, telegram: 1 });
@@ -75,7 +75,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     });
 
     it("acknowledge stops the level's reminders; the next level still pings", async () => {
-      const p = h.start();
+      const p = await h.start();
       at(11);
       await p.monitor.tick();
       const escalation = await h.db.store.db.escalation.findFirstOrThrow({ where: { kind } });
@@ -93,7 +93,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     });
 
     it("a resolve stops the escalation and edits every ping card, which loses its buttons", async () => {
-      const p = h.start();
+      const p = await h.start();
       at(11);
       await p.monitor.tick();
       const posted = [...pingsTo(h.slack, BOB.slack, title), ...pingsTo(h.telegram, BOB.telegram, title)];
@@ -124,7 +124,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     });
 
     it("a deleted item stops too, and its cards say so", async () => {
-      const p = h.start();
+      const p = await h.start();
       at(11);
       await p.monitor.tick();
       if (kind === "approval") await h.db.store.db.run.delete({ where: { id: RUN } });
@@ -146,7 +146,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
       // T0 is 08:00 UTC; level 1 falls due at 08:10, inside 08:05-08:30.
       await h.db.store.db.escalation.deleteMany();
       await h.configure({ ...TEST_ESCALATION, quietHours: { tz: "UTC", from: "08:05", to: "08:30" } });
-      const p = h.start();
+      const p = await h.start();
       at(11);
       await p.monitor.tick();
       at(29);
@@ -161,7 +161,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     it("a wait that went stale while no process ran escalates once one starts", async () => {
       // No monitor existed while the item went stale (and past level 2's delay): the first tick finds it.
       at(500);
-      const p = h.start();
+      const p = await h.start();
       await p.monitor.tick();
       await p.monitor.tick();
       expect(count(BOB)).toEqual({ slack: 1, telegram: 1 });
@@ -173,7 +173,7 @@ describe.each(PROVIDERS)("escalation monitor on %s", (provider) => {
     const h = await createEscalationHarness(provider, comingDay(8));
     try {
       await makeWait(h.db, "approval", h.clock.now);
-      const p = h.start();
+      const p = await h.start();
       // Each pass reads the clock the same number of times: the reads count the passes.
       let reads = 0;
       const now = p.ctx.now;

@@ -39,7 +39,7 @@ describe.each(PROVIDERS)("the scheduled monitor on %s", (provider) => {
       h.clock.set(new Date(T0.getTime() + 11 * MIN));
       const prefix = `hf-esc-${crypto.randomUUID().slice(0, 8)}`;
       let ticks = 0;
-      const processes = [h.start(), h.start()];
+      const processes = await Promise.all([h.start(), h.start()]);
       const queues = await Promise.all(
         processes.map((p) =>
           startMonitorQueue({

@@ -16,7 +16,7 @@ describe.each(PROVIDERS)("escalations under the retention prune on %s", (provide
 
   it("keeps an open escalation and its buttons past any window; prunes it once resolved", async () => {
     const { db } = h.db.store;
-    const p = h.start();
+    const p = await h.start();
     h.clock.set(new Date(T0.getTime() + 11 * MIN));
     await p.monitor.tick();
     const everything = { deliveredBefore: new Date(T0.getTime() + 1e10), auditBefore: new Date(T0.getTime() + 1e10) };

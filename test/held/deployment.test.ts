@@ -63,7 +63,7 @@ describe.each(PROVIDERS)("one deployment on one %s database", (provider) => {
         new Date(),
       );
     }
-    const other: Store = openStore(database.url);
+    const other: Store = await openStore(database.url);
     const processes = [];
     const logs = [capturedLog(), capturedLog()];
     try {

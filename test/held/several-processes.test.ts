@@ -24,7 +24,7 @@ describe.each(PROVIDERS)("two processes on one %s database", (provider) => {
   let receiver: EffectReceiver;
   beforeEach(async () => {
     h = await createHarness(provider);
-    other = openStore(h.db.url);
+    other = await openStore(h.db.url);
     receiver = await startEffectReceiver();
   });
   afterEach(async () => {

@@ -26,7 +26,7 @@ describe("PostgreSQL down under a running bot", () => {
       HOLDFAST_CONFIG: writeDirectory(dir, receiver, 1),
       HOLDFAST_QUEUE_PREFIX: `hf-dbdown-${crypto.randomUUID().slice(0, 8)}`,
     });
-    const check = openStore(url);
+    const check = await openStore(url);
     try {
       await bot.waitForLog(isServing, 60_000);
       await api(bot, ADA, "POST", `/v1/agents/${agentName(0)}/triggers`, {
@@ -57,7 +57,7 @@ describe("PostgreSQL down under a running bot", () => {
       // One line when it goes, one when it is back; no flood of claim, reconcile and tick failures.
       expect(outage.map(msgOf)).toEqual(["database is unreachable", "database is back"]);
       expect(sentWhileDown).toBe(0);
-      const store = openStore(url);
+      const store = await openStore(url);
       try {
         const report = await checkInvariants({ store, receiver, everyMs: 500 });
         expect(report.violations).toEqual([]);

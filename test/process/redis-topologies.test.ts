@@ -45,7 +45,7 @@ async function deployment(redisEnv: Record<string, string>) {
   };
   const prefix = env.HOLDFAST_QUEUE_PREFIX;
   const bot: BotProcess = await spawnBot(env);
-  const check = openStore(database.url);
+  const check = await openStore(database.url);
   return {
     receiver,
     bot,

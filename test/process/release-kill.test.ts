@@ -72,7 +72,7 @@ describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
     }
 
     // The database is only opened while no bot runs: the next start migrates, which wants it to itself.
-    let store = openStore(env.DATABASE_URL);
+    let store = await openStore(env.DATABASE_URL);
     const release = await store.db.release.findFirstOrThrow({ where: { requestedBy: "acme:alice" } });
     expect(release.state).toBe("OPEN"); // killed mid-release
     const stillHeld = await store.db.occurrence.count({ where: { state: "HELD", dueAt: { lt: release.createdAt } } });
@@ -84,7 +84,7 @@ describe.each(PROVIDERS)("a kill during a release on %s", (provider) => {
       const second = await spawnBot(env);
       try {
         await second.waitForLog((l) => l.msg === "release finished" && l.releaseId === release.id);
-        store = openStore(env.DATABASE_URL);
+        store = await openStore(env.DATABASE_URL);
         const released = await store.db.occurrence.findMany({ where: { releaseId: release.id } });
         const keys = new Set(released.map((o) => o.outboxId!));
         const deadline = Date.now() + 10_000;

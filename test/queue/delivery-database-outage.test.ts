@@ -29,7 +29,7 @@ describe("deliveries across a PostgreSQL outage", () => {
   let receiver: EffectReceiver;
   beforeEach(async () => {
     server = await startPrivatePostgres();
-    store = openStore(await server.createDatabase());
+    store = await openStore(await server.createDatabase());
     await syncDirectory(store, await exampleDirectory(EXAMPLE_CONFIG)); // the gate holds agents it does not know
     receiver = await startEffectReceiver();
   });

@@ -44,7 +44,7 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
       tenant.agents.push({ ...model, name: `many-${i}`, reviewers: ["rita"], agentKeyHash: undefined });
     // A chunk of rows per statement: one statement per row took 10,000 agents past the transaction's 60 s.
     let statements = 0;
-    const counting = openStore(h.db.url, { onStatement: () => void statements++ });
+    const counting = await openStore(h.db.url, { onStatement: () => void statements++ });
     try {
       await syncDirectory(counting, directory);
     } finally {

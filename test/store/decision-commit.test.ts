@@ -24,7 +24,7 @@ describe.each(PROVIDERS)("a decision's write on %s", (provider) => {
   beforeEach(async () => {
     statements = [];
     h = await createHarness(provider);
-    counted = openStore(h.db.url, { onStatement: (sql) => statements.push(sql) });
+    counted = await openStore(h.db.url, { onStatement: (sql) => statements.push(sql) });
     await declareDestinations(h, { [DESTINATION]: "unique-external-id" });
     const run = await createWaitingRun(h, {
       id: "commit-1",

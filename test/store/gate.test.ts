@@ -38,7 +38,7 @@ describe.each(PROVIDERS)("the fail-closed gate on %s", (provider) => {
 
 describe("the fail-closed gate with no database", () => {
   it("holds work when PostgreSQL is unreachable", async () => {
-    const store = openStore("postgresql://postgres@127.0.0.1:1/none");
+    const store = await openStore("postgresql://postgres@127.0.0.1:1/none");
     try {
       expect(await checkGate(store, OPS, "acme")).toEqual({ held: true, because: "unreadable" });
     } finally {
@@ -47,7 +47,7 @@ describe("the fail-closed gate with no database", () => {
   });
 
   it("holds work when the SQLite file cannot be opened", async () => {
-    const store = openStore("file:/nonexistent-dir/holdfast.db");
+    const store = await openStore("file:/nonexistent-dir/holdfast.db");
     try {
       expect(await (await checkGate(store, OPS, "acme")).held).toBe(true);
     } finally {

@@ -21,7 +21,7 @@ describe.each([...PROVIDERS, "postgresql in America/New_York" as const])("claimi
     if (variant === "postgresql in America/New_York") {
       const url = new URL(db.url);
       url.searchParams.set("options", "-c TimeZone=America/New_York");
-      store = openStore(url.toString());
+      store = await openStore(url.toString());
       const [zone] = await store.db.$queryRawUnsafe<Array<{ TimeZone: string }>>("SHOW TimeZone");
       expect(zone?.TimeZone).toBe("America/New_York");
     }

@@ -77,7 +77,7 @@ export async function createTestDatabase(provider: Provider, options: StoreOptio
     const file = path.join(os.tmpdir(), `holdfast-test-${id}.db`);
     fs.copyFileSync(sqliteTemplate(), file);
     const url = `file:${file}`;
-    const store = openStore(url, options);
+    const store = await openStore(url, options);
     return {
       provider,
       url,
@@ -100,7 +100,7 @@ export async function createTestDatabase(provider: Provider, options: StoreOptio
     }
   }
   const url = pgUrl(name);
-  const store = openStore(url, options);
+  const store = await openStore(url, options);
   return {
     provider,
     url,

@@ -67,7 +67,7 @@ export interface EscalationHarness {
   slack: RecordingPlatform;
   telegram: RecordingPlatform;
   /** A monitor process; `chat: false` starts it with no chat platform, `log` captures its log. */
-  start(options?: { chat?: boolean; log?: pino.Logger }): MonitorProcess;
+  start(options?: { chat?: boolean; log?: pino.Logger }): Promise<MonitorProcess>;
   /** Syncs the example directory with this escalation block for ops-agent. */
   configure(block: EscalationBlock): Promise<void>;
   close(): Promise<void>;
@@ -94,8 +94,8 @@ export async function createEscalationHarness(provider: Provider, start: Date): 
     },
     slack,
     telegram,
-    start(options = {}) {
-      const store: Store = openStore(db.url);
+    async start(options = {}) {
+      const store: Store = await openStore(db.url);
       const events = new HoldfastEvents();
       const seen: Array<[string, unknown]> = [];
       events.on("escalation.sent", (level) => seen.push(["sent", level]));

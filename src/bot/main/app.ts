@@ -104,7 +104,7 @@ export async function startApp(options: CreateAppOptions): Promise<HoldfastApp> 
   if (!env.HOLDFAST_CONFIG)
     log.warn({ configFile }, "HOLDFAST_CONFIG is unset: using the example directory (demo keys)");
 
-  const store: Store = openStore(env.DATABASE_URL);
+  const store: Store = await openStore(env.DATABASE_URL);
   const cleanups = new Cleanups();
   cleanups.add(async () => releaseDatabaseFile());
   cleanups.add(() => store.close());

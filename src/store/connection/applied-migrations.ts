@@ -1,7 +1,5 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import Database from "better-sqlite3";
-import pg from "pg";
 import { migrationFolders, schemas } from "../schema-engine/migration-files.mjs";
 import { providerOf, sqliteFileOf } from "./database-url";
 
@@ -42,6 +40,7 @@ export async function migrationsApplied(databaseUrl: string): Promise<boolean> {
 async function sqliteRows(databaseUrl: string): Promise<AppliedRow[] | null> {
   const file = sqliteFileOf(databaseUrl);
   if (!fs.existsSync(file)) return null;
+  const { default: Database } = await import("better-sqlite3");
   const database = new Database(file, { readonly: true, fileMustExist: true });
   try {
     return database.prepare(APPLIED).all() as AppliedRow[];
@@ -54,6 +53,7 @@ async function postgresRows(databaseUrl: string): Promise<AppliedRow[]> {
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get("schema") ?? "public";
   url.searchParams.delete("schema");
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   try {
