@@ -1,5 +1,5 @@
+import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger } from "pino";
-import pretty from "pino-pretty";
 import { logLine } from "./log-line";
 
 export type LogFormat = "json" | "pretty";
@@ -23,6 +23,8 @@ export function createLogger(level: string, destination?: DestinationStream | Lo
   if (destination === "pretty") {
     // Synchronous, in this thread: the last lines before an exit are written, not lost in a transport worker.
     // One line per event: the message, an error's text, then the event's fields as name=value (log-line.ts).
+    // Required here, only for a terminal: a deployment logging JSON never loads pino-pretty and what it pulls in.
+    const pretty = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
     const stream = pretty({
       sync: true,
       colorize: true,
