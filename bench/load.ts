@@ -111,7 +111,7 @@ function memorySummary(dir: string, pid: number): string {
   );
   const main = samples.filter((s) => s.thread === "main");
   const resident = (kind: string) => most(main, (s) => (s.resident as Record<string, number>)[kind] ?? 0);
-  return `  process ${pid}, largest (MiB): V8 heap per thread ${threads.join(", ")}; main thread's old space ${most(main, (s) => s.oldSpace as number)}, used heap ${most(main, (s) => s.heapUsed as number)}; resident anonymous ${resident("anon")}, malloc heap ${resident("heap")}, files ${resident("file")}`;
+  return `  process ${pid}, largest (MiB): V8 heap per thread ${threads.join(", ")}; main thread's old space ${most(main, (s) => s.oldSpace as number)}, used heap ${most(main, (s) => s.heapUsed as number)}; resident anonymous ${resident("anon")}, malloc heap ${resident("heap")} and other arenas ${resident("arenas")}, files ${resident("file")}`;
 }
 
 const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);

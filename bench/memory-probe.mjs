@@ -9,14 +9,24 @@ import { isMainThread, threadId } from "node:worker_threads";
 const file = `${process.env.LOAD_MEMORY_DIR}/${process.pid}.jsonl`;
 const MiB = (bytes) => Math.round(bytes / 1048576);
 
-/** Resident MiB of the malloc heap (`[heap]`), of anonymous mappings (V8's heaps among them) and of files. */
+/** glibc's arenas beside the main one (the threads' malloc) are mappings of up to 64 MiB aligned to 64 MiB. */
+const ARENA_ALIGN = 64n * 1048576n;
+
+/**
+ * Resident MiB of the malloc heap (`heap`: `[heap]`, the main arena), of the other malloc arenas (`arenas`), of
+ * the remaining anonymous mappings (V8's heaps among them) and of files.
+ */
 function residentByKind() {
-  const out = { heap: 0, anon: 0, file: 0 };
+  const out = { heap: 0, arenas: 0, anon: 0, file: 0 };
   let kind = "anon";
   for (const line of fs.readFileSync("/proc/self/smaps", "utf8").split("\n")) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+    if (mapping) {
       const name = line.trim().split(/\s+/)[5] ?? "";
-      kind = name === "[heap]" ? "heap" : name.startsWith("/") ? "file" : "anon";
+      const start = BigInt(`0x${mapping[1]}`);
+      const size = BigInt(`0x${mapping[2]}`) - start;
+      const arena = !name && mapping[3] === "rw-p" && start % ARENA_ALIGN === 0n && size >= 1048576n;
+      kind = name === "[heap]" ? "heap" : name.startsWith("/") ? "file" : arena ? "arenas" : "anon";
     } else if (line.startsWith("Rss:")) out[kind] += Number(line.replace(/\D+/g, "")) / 1024;
   }
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, Math.round(v)]));
