@@ -112,6 +112,32 @@ export async function cpuMeter(redisUrl: string) {
 }
 
 /**
+ * A (c) round's held work, the tenant paused: each agent's "c" trigger ticks at perAgent due times, the round's
+ * own minutes after `slot`, and this waits until all of them are held. Returns their occurrence keys.
+ */
+export async function holdReleaseRound(
+  store: Store,
+  ticks: Queue,
+  at: { agents: number; perAgent: number; slot: Date; round: number },
+): Promise<string[]> {
+  const keys: string[] = [];
+  const jobs = [];
+  const first = at.slot.getTime() + at.round * at.perAgent * 60_000;
+  for (let i = 0; i < at.agents; i++) {
+    for (let k = 0; k < at.perAgent; k++) {
+      const due = new Date(first + k * 60_000);
+      keys.push(occurrenceKey(`bench:agent-${i}`, "c", due));
+      jobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:c`, dueAt: due.getTime() }, opts: TICK_OPTS });
+    }
+  }
+  await ticks.addBulk(jobs);
+  // This round's due times only: the triggers' own scheduled ticks are held too while the tenant is paused.
+  const where = { state: "HELD" as const, dueAt: { gte: new Date(first) } };
+  while ((await store.db.occurrence.count({ where })) < keys.length) await new Promise((r) => setTimeout(r, 50));
+  return keys;
+}
+
+/**
  * (a) The yardstick: raw BullMQ no-op jobs per second at concurrency 50 on the same Redis, measured as (b)
  * is: the worker is already running when the jobs are added in bulk, and the clock runs from the add
  * until the last job completed.
@@ -300,21 +326,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     const releaseRound = async (round: number) => {
       await pauseTenant(ctx, root, "bench", null);
       if (round === 0) for (let i = 0; i < agents; i++) await register("c", i);
-      const keys: string[] = [];
-      const jobs = [];
-      for (let i = 0; i < agents; i++) {
-        for (let k = 0; k < perAgent; k++) {
-          const due = new Date(slot.getTime() + (round * perAgent + k) * 60_000);
-          keys.push(occurrenceKey(`bench:agent-${i}`, "c", due));
-          jobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:c`, dueAt: due.getTime() }, opts: TICK_OPTS });
-        }
-      }
-      await ticks.addBulk(jobs);
-      // This round's due times only: the triggers' own scheduled ticks are held too while the tenant is paused.
-      const dueAt = { gte: new Date(slot.getTime() + round * perAgent * 60_000) };
-      while ((await store.db.occurrence.count({ where: { state: "HELD", dueAt } })) < total) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const keys = await holdReleaseRound(store, ticks, { agents, perAgent, slot, round });
       const stopMeter = await meter.start();
       const started = Date.now();
       await resumeTenant(ctx, root);

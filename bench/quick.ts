@@ -6,7 +6,6 @@ import pino from "pino";
 import { pauseTenant, resumeTenant } from "../src/bot/app/control/tenant-control";
 import { startHeld } from "../src/bot/main/held-wiring";
 import { tuneV8 } from "../src/bot/main/v8-tuning";
-import { occurrenceKey } from "../src/policy/ids";
 import { createDeliveryLoop } from "../src/queue/delivery/delivery-loop";
 import { openStore } from "../src/store/connection/client";
 import { migrateDatabase } from "../src/store/connection/migrate";
@@ -14,7 +13,7 @@ import { syncDirectory } from "../src/store/directory/directory";
 import { upsertTrigger } from "../src/store/held/triggers";
 import { planDelivery } from "../src/store/outbox/plan";
 import { startEffectReceiver } from "../test/support/effect-receiver";
-import { benchContext, benchDirectory, rawBullmq, TICK_OPTS } from "./held";
+import { benchContext, benchDirectory, holdReleaseRound, rawBullmq } from "./held";
 import { freshPostgres } from "./postgres";
 import { startCountingReceiver } from "./receiver";
 import { benchReleaseMemory } from "./release-memory";
@@ -102,19 +101,7 @@ async function releaseRounds(database: string, rounds: number) {
     for (let round = 0; round < rounds; round++) {
       const before = await rawBullmq(redisUrl, total);
       await pauseTenant(ctx, root, "bench", null);
-      const keys: string[] = [];
-      const jobs = [];
-      for (let i = 0; i < agents; i++) {
-        for (let k = 0; k < perAgent; k++) {
-          const due = new Date(slot.getTime() + (round * perAgent + k) * 60_000);
-          keys.push(occurrenceKey(`bench:agent-${i}`, "c", due));
-          jobs.push({ name: "fire", data: { triggerId: `bench:agent-${i}:c`, dueAt: due.getTime() }, opts: TICK_OPTS });
-        }
-      }
-      await ticks.addBulk(jobs);
-      while ((await store.db.occurrence.count({ where: { state: "HELD" } })) < total) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const keys = await holdReleaseRound(store, ticks, { agents, perAgent, slot, round });
       statements.take();
       const cpu = process.cpuUsage();
       const started = Date.now();
