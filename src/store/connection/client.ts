@@ -30,8 +30,8 @@ export async function pingDatabase(store: Store): Promise<void> {
 
 /**
  * Opens the store for a database URL. Each database's driver, Prisma adapter and generated client are imported
- * here, on first use, so a process loads one database's stack, not both (about 5 MB of RSS each, measured on
- * the production build).
+ * here, on first use, so a process loads one database's stack, not both (4-10 MiB of RSS less on SQLite, 1-5 on
+ * PostgreSQL: docs/performance.md).
  */
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   if (providerOf(databaseUrl) === "postgresql") {
