@@ -38,6 +38,11 @@ export interface RedisWatch {
    * empty) fail as part of the outage already reported, not as failures of their own.
    */
   inOutage(): boolean;
+  /**
+   * Resolves once the watch's own connection answers (at once while up), or after `maxMs`: another connection
+   * may be back a moment before it, and what that one finds is reported after "redis is back".
+   */
+  untilUp(maxMs: number): Promise<void>;
   close(): void;
 }
 
@@ -51,6 +56,8 @@ interface Shared {
   backAt: number;
   client: RedisClient;
   log: Logger;
+  /** Called once when the watch's connection answers again. */
+  waiting: Set<() => void>;
 }
 
 const shared = new Map<string, Shared>();
@@ -64,7 +71,7 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
   let state = shared.get(url);
   if (!state) {
     const client = redisClient(url, { maxRetriesPerRequest: null });
-    const created: Shared = { users: 0, up: true, backAt: 0, client, log };
+    const created: Shared = { users: 0, up: true, backAt: 0, client, log, waiting: new Set() };
     let downSince = 0;
     const down = (error?: Error) => {
       if (!created.up) return;
@@ -79,6 +86,8 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
       created.up = true;
       created.backAt = Date.now();
       created.log.warn({ downMs: Date.now() - downSince }, "redis is back");
+      for (const wake of created.waiting) wake();
+      created.waiting.clear();
     });
     state = created;
     shared.set(url, state);
@@ -101,6 +110,18 @@ export function watchRedis(url: string, log: Logger): RedisWatch {
       return mine.backAt;
     },
     inOutage: () => !mine.up || Date.now() - mine.backAt < OUTAGE_TAIL_MS,
+    untilUp(maxMs) {
+      if (mine.up) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          mine.waiting.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, maxMs);
+        mine.waiting.add(wake);
+      });
+    },
     close() {
       if (closed) return;
       closed = true;

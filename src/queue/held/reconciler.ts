@@ -11,7 +11,7 @@ import type { OutboxItem } from "../../store/outbox/types";
 import { watchDatabase } from "../database-watch";
 import type { DeliveryLoop } from "../delivery/delivery-loop";
 import type { RedisClient } from "../redis-address.mjs";
-import type { RedisWatch } from "../redis-watch";
+import { RECONNECT_MS, type RedisWatch } from "../redis-watch";
 import type { ControlWorker } from "./control-worker";
 import { rebuildFromDatabase, recoverOrphanedHolds } from "./rebuild";
 import type { ControlJobs } from "./schedules";
@@ -138,6 +138,9 @@ export class Reconciler {
   private async repairRedis(): Promise<void> {
     const { redis, sentinel, log, watch } = this.deps;
     if (!(await redis.exists(sentinel))) {
+      // This connection may be back a moment before the watch's (each retries every RECONNECT_MS): the log
+      // says "redis is back" before what was found there.
+      await watch.untilUp(4 * RECONNECT_MS);
       const summary = await this.rebuild(false);
       if (summary) {
         log.warn(summary, "redis lost its data: schedules and jobs rebuilt from the database");
