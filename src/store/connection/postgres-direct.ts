@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Query } from "./sql";
+import { PLAN_EACH_RUN, type Query } from "./sql";
 
 /**
  * The hot path's statements on PostgreSQL through the `pg` driver itself, on the pool Prisma's adapter also
@@ -35,7 +35,8 @@ export const runOn =
   (client: pg.Pool | pg.PoolClient, text: (t: string) => string, params: (p: Query["params"]) => unknown[]) =>
   async (q: Query): Promise<unknown> => {
     const sql = text(q.text);
-    const result = await client.query({ name: nameOf(sql), text: sql, values: params(q.params), types: TYPES });
+    const name = sql.startsWith(PLAN_EACH_RUN) ? undefined : nameOf(sql);
+    const result = await client.query({ name, text: sql, values: params(q.params), types: TYPES });
     return q.mode === "rows" ? result.rows : (result.rowCount ?? 0);
   };
 

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { ownedLeaseToken } from "../../policy/maintenance";
 import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Store } from "../connection/client";
-import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { type Dialect, PLAN_EACH_RUN, rows, type Step, sqlText } from "../connection/sql";
 import { type Claim, type OutboxRow, outboxItemOf } from "./types";
 
 export interface ClaimOptions {
@@ -33,10 +33,12 @@ export interface ClaimOptions {
  * re-checked only against the outer WHERE once its lock is free. Without the repeat, the claim leased a settled
  * row, and its dispatch sent the action a second time.
  */
-const claimText = sqlText(
-  (d) => `
+export const claimText = sqlText(
+  (d) => `${PLAN_EACH_RUN}
 UPDATE "OutboxItem" SET "leaseToken" = ?, "leaseAttemptId" = ?, "leaseExpiresAt" = ${d.time}, "updatedAt" = ${d.time}
-WHERE "id" IN (
+WHERE ${d.amongPicked(
+    `"id"`,
+    `
   WITH lanes AS (
     SELECT "id", "agentId", "tenantId", "createdAt", "nextAttemptAt", "leaseExpiresAt",
       MAX(CASE WHEN "nextAttemptAt" > ${d.time} OR "leaseExpiresAt" >= ${d.time} THEN 1 ELSE 0 END)
@@ -50,33 +52,24 @@ WHERE "id" IN (
     AND "tenantId" NOT IN ${d.list}
   ORDER BY "createdAt", "id"
   LIMIT CAST(? AS INTEGER)
-)
+`,
+  )}
   AND "state" IN ${sqlList(OUTBOX_UNFINISHED)} AND "nextAttemptAt" <= ${d.time}
   AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${d.time})
 RETURNING *`,
 );
 
-function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step<OutboxRow[]> {
-  if (d.laneLock) yield* rows(d.laneLock);
-  const text = claimText(d);
+/** The claim's parameters, in the order of `claimText`'s placeholders. */
+export function claimParams(options: ClaimOptions, leaseToken: string) {
   const { now } = options;
   const expires = new Date(now.getTime() + options.leaseMs);
-  const leased = yield* rows<OutboxRow>(
-    text,
-    leaseToken,
-    leaseToken,
-    expires,
-    now,
-    now,
-    now,
-    now,
-    now,
-    options.excludeAgents,
-    options.excludeTenants,
-    options.limit,
-    now,
-    now,
-  );
+  const { excludeAgents, excludeTenants, limit } = options;
+  return [leaseToken, leaseToken, expires, now, now, now, now, now, excludeAgents, excludeTenants, limit, now, now];
+}
+
+function* claimStep(d: Dialect, options: ClaimOptions, leaseToken: string): Step<OutboxRow[]> {
+  if (d.laneLock) yield* rows(d.laneLock);
+  const leased = yield* rows<OutboxRow>(claimText(d), ...claimParams(options, leaseToken));
   if (options.beforeCommit && leased.length) {
     options.beforeCommit(leased.length);
     if (d.holdOpen) yield* rows(d.holdOpen);
