@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { runKey } from "../../src/policy/ids";
-import type { RecordedCall } from "../fakes/recording-http";
+import { type RecordedCall, startRecordingServer } from "../fakes/recording-http";
 import { blockActionsBody, postSigned, type SlackFake, slackArgs } from "../fakes/slack-fake";
 import {
   cardRows,
@@ -144,6 +144,31 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       expect(forged.status).toBe(401);
       await h.chat.cards.sync("slack-forged");
       expect(await runSnapshot(h, "slack-forged")).toEqual(before);
+    });
+
+    test("a click whose response_url is not Slack's is decided, and nothing is sent to that address", async () => {
+      const elsewhere = await startRecordingServer();
+      try {
+        const run = await createRunWithCards(h, "slack-elsewhere");
+        const card = cardFor("slack-elsewhere", 1);
+        const body = blockActionsBody({
+          action_id: "run.approve",
+          value: card.approve,
+          user: { id: RITA, team_id: TEAM },
+          team: { id: TEAM },
+          message: { ts: "1700000000.000001", channel: RITA_DM },
+          trigger_id: "trigger-elsewhere",
+          response_url: `${elsewhere.url}/response/x`,
+        });
+        const ack = await postSigned(`${h.url}/slack/events`, body, SECRET);
+        expect(ack.status).toBe(200);
+        await h.chat.cards.sync(runKey("acme", run.id));
+        await expect.poll(() => decisionRows(h, run.id)).toMatchObject([{ result: "approved" }]);
+        await new Promise((r) => setTimeout(r, 200)); // where a note would have gone by now
+        expect(elsewhere.calls).toEqual([]);
+      } finally {
+        await elsewhere.close();
+      }
     });
 
     test("a claim left by a crash between claim and post is given back, and the card is posted", async () => {

@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { CardPublisher, ChatActor, ChatRouter, ChatTransport } from "../../bot/surfaces/chat/types";
 import { parseButtonValue } from "../../bot/surfaces/chat/types";
 import { cardBlocks, escapeSlack } from "./render";
+import type { Respond } from "./responder";
 
 /** A button click as the neutral interaction; null for clicks that are not ours. */
 function clickOf(body: BlockAction<ButtonAction>, action: ButtonAction) {
@@ -21,8 +22,14 @@ function clickOf(body: BlockAction<ButtonAction>, action: ButtonAction) {
 }
 
 /** Resume Confirm/Cancel edit their card; Approve/Deny and escalation buttons answer the clicker with a note. */
-export function registerSlackButtons(app: App, router: ChatRouter, transport: ChatTransport, publisher: CardPublisher) {
-  app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action, respond }) => {
+export function registerSlackButtons(
+  app: App,
+  router: ChatRouter,
+  transport: ChatTransport,
+  publisher: CardPublisher,
+  respond: Respond,
+) {
+  app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body, action);
     if (!click) return;
@@ -31,20 +38,28 @@ export function registerSlackButtons(app: App, router: ChatRouter, transport: Ch
     if (settled) {
       await publisher
         .edit(click.card, settled)
-        .catch(() => respond({ replace_original: true, ...cardBlocks(settled) }));
+        .catch(() => respond(body.response_url, { replace_original: true, ...cardBlocks(settled) }));
     }
-    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
+    await respond(body.response_url, {
+      response_type: "ephemeral",
+      replace_original: false,
+      text: escapeSlack(result.note),
+    });
   });
 
   // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
   // with 500 clicks at once on SQLite the acks then took up to 3.8 s, past Slack's 3 s. The decision is
   // durable once made; the clicker's note follows through response_url and every card is edited by the sync.
   // Escalation buttons answer with a note; an Open (url) button needs only the ack.
-  app.action<BlockAction<ButtonAction>>(/^(run\.|escalation\.|link-)/, async ({ ack, body, action, respond }) => {
+  app.action<BlockAction<ButtonAction>>(/^(run\.|escalation\.|link-)/, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body, action);
     if (!click) return;
     const result = await router.interaction(click, transport);
-    await respond({ response_type: "ephemeral", replace_original: false, text: escapeSlack(result.note) });
+    await respond(body.response_url, {
+      response_type: "ephemeral",
+      replace_original: false,
+      text: escapeSlack(result.note),
+    });
   });
 }

@@ -6,6 +6,7 @@ import { registerSlackCommands } from "./commands";
 import { registerSlackMessages } from "./messages";
 import { RouteReceiver } from "./receiver";
 import { cardBlocks, escapeSlack } from "./render";
+import { slackResponder } from "./responder";
 
 export interface SlackAdapterOptions {
   botToken: string;
@@ -20,6 +21,7 @@ export interface SlackAdapterOptions {
 
 export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
   const clientOptions = { slackApiUrl: options.apiUrl ?? "https://slack.com/api/", retryConfig: { retries: 0 } };
+  const responder = slackResponder(clientOptions.slackApiUrl, options.log);
   const routeReceiver = new RouteReceiver(options.signingSecret, options.log);
   const receiver = options.appToken
     ? new SocketModeReceiver({ appToken: options.appToken, installerOptions: { clientOptions } })
@@ -34,8 +36,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     },
   };
   const { router } = options;
-  registerSlackCommands(app, router, transport, publisher);
-  registerSlackButtons(app, router, transport, publisher);
+  registerSlackCommands(app, router, transport, publisher, responder.respond);
+  registerSlackButtons(app, router, transport, publisher, responder.respond);
   registerSlackMessages(app, router, transport);
 
   return {
@@ -47,6 +49,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
     },
     async stop() {
       await app.stop();
+      await responder.close();
     },
   };
 }
