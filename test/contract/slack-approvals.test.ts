@@ -45,20 +45,22 @@ describe.each(PROVIDERS)("on %s", (provider) => {
     return { post, approve: value("run.approve"), deny: value("run.deny") };
   }
 
+  /** The body of a click on a card in rita's DM, as Slack sends it. */
+  const clickBody = (action: string, value: string, responseUrl: string, user = RITA, triggerId?: string) =>
+    blockActionsBody({
+      action_id: action,
+      value,
+      user: { id: user, team_id: TEAM },
+      team: { id: TEAM },
+      message: { ts: "1700000000.000001", channel: RITA_DM },
+      ...(triggerId && { trigger_id: triggerId }),
+      response_url: responseUrl,
+    });
+
   /** A signed click; returns the HTTP status and, once it arrives, the ephemeral note. */
   async function click(action: string, value: string, user = RITA, body?: string) {
     const id = `n${++seq}`;
-    const payload =
-      body ??
-      blockActionsBody({
-        action_id: action,
-        value,
-        user: { id: user, team_id: TEAM },
-        team: { id: TEAM },
-        message: { ts: "1700000000.000001", channel: RITA_DM },
-        trigger_id: `trigger-${seq}`,
-        response_url: fake.responseUrl(id),
-      });
+    const payload = body ?? clickBody(action, value, fake.responseUrl(id), user, `trigger-${seq}`);
     const ack = await postSigned(`${h.url}/slack/events`, payload, SECRET);
     await ack.text();
     const url = new URLSearchParams(payload).get("payload")!;
@@ -132,14 +134,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       await createRunWithCards(h, "slack-forged");
       const card = cardFor("slack-forged", 1);
       const before = await runSnapshot(h, "slack-forged");
-      const body = blockActionsBody({
-        action_id: "run.approve",
-        value: card.approve,
-        user: { id: RITA, team_id: TEAM },
-        team: { id: TEAM },
-        message: { ts: "1700000000.000001", channel: RITA_DM },
-        response_url: fake.responseUrl("forged"),
-      });
+      const body = clickBody("run.approve", card.approve, fake.responseUrl("forged"));
       const forged = await postSigned(`${h.url}/slack/events`, body, "not-the-secret");
       expect(forged.status).toBe(401);
       await h.chat.cards.sync("slack-forged");
@@ -151,15 +146,7 @@ describe.each(PROVIDERS)("on %s", (provider) => {
       try {
         const run = await createRunWithCards(h, "slack-elsewhere");
         const card = cardFor("slack-elsewhere", 1);
-        const body = blockActionsBody({
-          action_id: "run.approve",
-          value: card.approve,
-          user: { id: RITA, team_id: TEAM },
-          team: { id: TEAM },
-          message: { ts: "1700000000.000001", channel: RITA_DM },
-          trigger_id: "trigger-elsewhere",
-          response_url: `${elsewhere.url}/response/x`,
-        });
+        const body = clickBody("run.approve", card.approve, `${elsewhere.url}/response/x`, RITA, "trigger-elsewhere");
         const ack = await postSigned(`${h.url}/slack/events`, body, SECRET);
         expect(ack.status).toBe(200);
         await h.chat.cards.sync(runKey("acme", run.id));
