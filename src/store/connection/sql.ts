@@ -70,11 +70,11 @@ export interface Dialect {
   oneRow(width: number): string;
   /**
    * A condition on `column`: its value is one of those `select` picks. PostgreSQL computes the picked values
-   * once, as an array, and reaches the rows through the column's index (`= ANY(ARRAY(...))`). Written as
-   * `IN (select)`, its planner, trusting statistics taken before a burst of inserts (one row estimated, 10,000
-   * there), joined each row to the subquery again: a claim of 500 outbox items rescanned the picked rows once
-   * per unfinished item, 0.1-1 s a claim after a release of 10,000 deliveries (bench/quick.ts c). SQLite runs a
-   * non-correlated `IN (select)` once already.
+   * once, as an array (`= ANY(ARRAY(...))`), whatever its planner estimates. Written as `IN (select)`, the
+   * planner, trusting statistics taken before a burst of inserts (one row estimated, 10,000 there), joined each
+   * row to the subquery again: a claim of 500 outbox items ran the lane window once per unfinished item, 0.1-1 s
+   * a claim after a release of 10,000 deliveries (test/store/claim-plan.test.ts). SQLite runs a non-correlated
+   * `IN (select)` once already.
    */
   amongPicked(column: string, select: string): string;
   /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
@@ -176,7 +176,6 @@ export interface RawQueries {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
-/** A statement's text per dialect, built once. */
 /**
  * A text that starts with this is planned at each run, for the values it runs with, instead of once per
  * connection (PostgreSQL; SQLite plans at prepare time and keeps no statistics to go stale). For a statement
@@ -185,6 +184,7 @@ export interface RawQueries {
  */
 export const PLAN_EACH_RUN = "/* planned at each run */";
 
+/** A statement's text per dialect, built once. */
 export function sqlText(build: (d: Dialect) => string): (d: Dialect) => string {
   const built = new Map<Dialect, string>();
   return (d) => {
