@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/chaos/**/*.test.ts"],
+    globalSetup: ["test/support/build-dist.ts"],
     testTimeout: 180_000,
     hookTimeout: 120_000,
     maxWorkers: 1,

@@ -47,7 +47,7 @@ export interface BotProcess {
 }
 
 export interface SpawnOptions {
-  /** The command line; default: node running src/bot/main/main.ts, as `npm start` does after generating the client. */
+  /** The command line; default: node running the built dist/main.mjs, as `npm start` does. */
   command?: [string, ...string[]];
   /** Its own process group (its pid is the group id), to find every process it leaves behind. */
   detached?: boolean;
@@ -65,11 +65,17 @@ export const testPrefixFor = (databaseUrl: string | undefined): string =>
     .digest("hex")
     .slice(0, 12)}`;
 
+/**
+ * `npm start`'s process: the bundle in dist/, which the suites' global setup builds when a source changed
+ * (test/support/build-dist.ts).
+ */
+const BUILT_BOT: [string, ...string[]] = [process.execPath, "--max-semi-space-size=16", "dist/main.mjs"];
+
 /** Runs the real bot as a child process (on a queue prefix of its own unless `env` names one). */
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<BotProcess> {
   const port = await freePort();
   const prefix = env.HOLDFAST_QUEUE_PREFIX ?? testPrefixFor(env.DATABASE_URL);
-  const [command, ...args] = options.command ?? [process.execPath, "--import", "tsx", "src/bot/main/main.ts"];
+  const [command, ...args] = options.command ?? BUILT_BOT;
   const child = spawn(command, args, {
     env: {
       ...process.env,
