@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isServing, spawnBot } from "../test/support/bot-process";
+import { BUILT_BOT, isServing, spawnBot } from "../test/support/bot-process";
+import buildDist from "../test/support/build-dist";
 
 export interface ProcessFigures {
   /** From spawning the built bot to its first `GET /healthz` 200, migrations already applied. */
@@ -16,11 +16,11 @@ export interface ProcessFigures {
 const IDLE_MS = 30_000;
 
 /** What `npm start` runs after its build (package.json), without npm's own process in between. */
-export const PRODUCTION = [process.execPath, "--max-semi-space-size=16", "dist/main.mjs"] as [string, ...string[]];
+export const PRODUCTION = BUILT_BOT;
 
 /** `npm start`'s build of dist/ (skipped when it is fresh), and the environment it adds. */
 export function buildProduction(): Record<string, string> {
-  execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
+  buildDist();
   return { MALLOC_ARENA_MAX: "2" };
 }
 

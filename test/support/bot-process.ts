@@ -67,9 +67,9 @@ export const testPrefixFor = (databaseUrl: string | undefined): string =>
 
 /**
  * `npm start`'s process: the bundle in dist/, which the suites' global setup builds when a source changed
- * (test/support/build-dist.ts).
+ * (test/support/build-dist.ts). The bench's production process is this one too.
  */
-const BUILT_BOT: [string, ...string[]] = [process.execPath, "--max-semi-space-size=16", "dist/main.mjs"];
+export const BUILT_BOT: [string, ...string[]] = [process.execPath, "--max-semi-space-size=16", "dist/main.mjs"];
 
 /** Runs the real bot as a child process (on a queue prefix of its own unless `env` names one). */
 export async function spawnBot(env: Record<string, string>, options: SpawnOptions = {}): Promise<BotProcess> {

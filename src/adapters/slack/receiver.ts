@@ -16,7 +16,7 @@ const TOLERANCE_SECONDS = 5 * 60;
  * 4.6 here. One HMAC, compared in constant time; both sides are `v0=` and 64 hex digits when well-formed, so
  * the length says nothing secret.
  */
-export function isSignedBySlack(secret: string, body: string, signature: string, timestamp: string, nowMs: number) {
+function isSignedBySlack(secret: string, body: string, signature: string, timestamp: string, nowMs: number) {
   if (!/^\d{1,12}$/.test(timestamp)) return false;
   if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > TOLERANCE_SECONDS) return false;
   const expected = Buffer.from(`v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`);

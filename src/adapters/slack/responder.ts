@@ -2,7 +2,7 @@ import { Agent, request } from "undici";
 import type { ChatLog } from "../../bot/surfaces/chat/types";
 
 /** Slack's documented host of the response_url it gives with a command or a click. */
-export const SLACK_RESPONSE_ORIGIN = "https://hooks.slack.com";
+const SLACK_RESPONSE_ORIGIN = "https://hooks.slack.com";
 
 /** An answer through a command's or a click's response_url (Slack's message fields). */
 export type Respond = (responseUrl: string, message: Record<string, unknown>) => Promise<void>;
