@@ -32,6 +32,16 @@ export interface HeldBenchOptions {
   twoProcesses?: boolean;
 }
 
+/**
+ * CPU microseconds per item: this process (every thread, the receiver's included), Redis, and PostgreSQL's
+ * server processes (near 0 on SQLite).
+ */
+export interface ItemCpu {
+  node: number;
+  redis: number;
+  postgres: number;
+}
+
 export interface HeldBenchResult {
   /** The mean of every yardstick run (the runs are listed in `rawRuns`, in order). */
   rawJobsPerSec: number;
@@ -51,12 +61,17 @@ export interface HeldBenchResult {
   /** The two-process rounds' b/a ratios, and their median over the one-process median (null: not run). */
   twoProcessRatios: number[];
   twoOverOne: number | null;
+  /**
+   * How busy the machine's cores were (0-1, every process) during the one-process warm (b) rounds and the
+   * two-process ones (means): what caps the second process.
+   */
+  machineBusy: { oneProcess: number; twoProcesses: number | null };
   /** The same for (c): the median of the warm releases' rates (`releaseRounds`), and the process's first release. */
   releasePerSec: number;
   releaseRounds: number[];
   releaseColdPerSec: number;
   /** CPU microseconds per job or delivery, of this process (all threads) and of Redis, per phase (means). */
-  cpuPerItem: Record<"a" | "bCold" | "b" | "cCold" | "c", { node: number; redis: number }>;
+  cpuPerItem: Record<"a" | "bCold" | "b" | "b2" | "cCold" | "c", ItemCpu>;
   duplicates: number;
   lost: number;
 }
@@ -71,6 +86,7 @@ const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+const average = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 const log = pino({ level: "warn" });
 /** The handlers' context the held-work benches run with (a drain may take long under the bench's load). */
@@ -101,14 +117,60 @@ export async function cpuMeter(redisUrl: string) {
     async start() {
       const node = process.cpuUsage();
       const redisAt = await redisCpu();
+      const machineAt = machineJiffies();
+      const postgresAt = postgresJiffies();
       return async (items: number) => {
         const used = process.cpuUsage(node);
         const redisUsed = (await redisCpu()) - redisAt;
-        return { node: (used.user + used.system) / items, redis: redisUsed / items };
+        const machine = machineJiffies();
+        const busy =
+          (machine.total - machine.idle - (machineAt.total - machineAt.idle)) / (machine.total - machineAt.total);
+        const postgresUs = ((postgresJiffies() - postgresAt) * 1e6) / CLOCK_TICKS_PER_SECOND;
+        return {
+          node: (used.user + used.system) / items,
+          redis: redisUsed / items,
+          postgres: postgresUs / items,
+          machineBusy: busy,
+        };
       };
     },
     close: () => redis.quit(),
   };
+}
+
+/**
+ * The whole machine's CPU time so far (every core, every process: the bot, its peer, PostgreSQL, Redis and this
+ * bench), and of it the idle part (idle and iowait), in clock ticks from /proc/stat.
+ */
+function machineJiffies(): { total: number; idle: number } {
+  const [, ...fields] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  return { total: ticks.reduce((sum, n) => sum + n, 0), idle: ticks[3]! + ticks[4]! };
+}
+
+/** Linux's USER_HZ, the unit of /proc's CPU times: 100 on every common build. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU time of every PostgreSQL server process on this machine so far (user and system, clock ticks): the
+ * server's share of a phase when the bench's database is the only busy one. A backend that ended within the
+ * phase is missed, so this is a lower bound (the bot's pool keeps its connections).
+ */
+function postgresJiffies(): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue;
+      const fields = stat.slice(close + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return ticks;
 }
 
 /**
@@ -142,10 +204,7 @@ export async function holdReleaseRound(
  * is: the worker is already running when the jobs are added in bulk, and the clock runs from the add
  * until the last job completed.
  */
-export async function rawBullmq(
-  redisUrl: string,
-  jobs: number,
-): Promise<{ rate: number; cpu: { node: number; redis: number } }> {
+export async function rawBullmq(redisUrl: string, jobs: number): Promise<{ rate: number; cpu: ItemCpu }> {
   const connection = { url: redisUrl };
   const prefix = prefixOf();
   const queue = new Queue("noop", { connection, prefix });
@@ -303,6 +362,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     // the queue. Both processes, PostgreSQL and Redis share this machine's cores, so this says what the design
     // leaves on the table on a bigger machine only where it is not CPU-bound here.
     const twoProcessRatios: number[] = [];
+    const twoProcessCpu: Array<ItemCpu & { machineBusy: number }> = [];
     if (options.twoProcesses) {
       const peer = await startPeer(url, options.redisUrl, prefix);
       try {
@@ -311,6 +371,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
           bKeys.push(...gated.keys);
           raws.push(await rawBullmq(options.redisUrl, total));
           twoProcessRatios.push(gated.rate / ((raws.at(-2)!.rate + raws.at(-1)!.rate) / 2));
+          twoProcessCpu.push(gated.cpu);
         }
       } finally {
         await peer.stop();
@@ -353,9 +414,10 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     await ticks.obliterate({ force: true });
     await ticks.close();
     await runtime.stop();
-    const mean = (cpus: Array<{ node: number; redis: number }>) => ({
-      node: cpus.reduce((sum, c) => sum + c.node, 0) / cpus.length,
-      redis: cpus.reduce((sum, c) => sum + c.redis, 0) / cpus.length,
+    const mean = (cpus: ItemCpu[]): ItemCpu => ({
+      node: average(cpus.map((c) => c.node)),
+      redis: average(cpus.map((c) => c.redis)),
+      postgres: average(cpus.map((c) => c.postgres)),
     });
     const bRatios = warm.map((w) => w.ratio);
     const cRatios = warmReleases.map((w) => w.ratio);
@@ -370,6 +432,10 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
       gatedColdPerSec: coldRound.rate,
       twoProcessRatios,
       twoOverOne: twoProcessRatios.length ? median(twoProcessRatios) / median(bRatios) : null,
+      machineBusy: {
+        oneProcess: average(warm.map((w) => w.cpu.machineBusy)),
+        twoProcesses: twoProcessCpu.length ? average(twoProcessCpu.map((c) => c.machineBusy)) : null,
+      },
       releasePerSec: median(warmReleases.map((w) => w.rate)),
       releaseRounds: warmReleases.map((w) => w.rate),
       releaseColdPerSec: coldRelease.rate,
@@ -377,6 +443,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
         a: mean(raws.map((r) => r.cpu)),
         bCold: coldRound.cpu,
         b: mean(warm.map((w) => w.cpu)),
+        b2: twoProcessCpu.length ? mean(twoProcessCpu) : { node: Number.NaN, redis: Number.NaN, postgres: Number.NaN },
         cCold: coldRelease.cpu,
         c: mean(warmReleases.map((w) => w.cpu)),
       },

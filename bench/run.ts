@@ -2,7 +2,7 @@ import os from "node:os";
 import { tuneV8 } from "../src/bot/main/v8-tuning";
 import { benchApprovals } from "./approvals";
 import { benchChat } from "./chat";
-import { runHeldBench } from "./held";
+import { type ItemCpu, runHeldBench } from "./held";
 import { benchProcess } from "./process";
 import { benchReleaseMemory } from "./release-memory";
 
@@ -13,8 +13,8 @@ tuneV8();
 // figures come from one run against the same Redis, so their ratios compare like with like.
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const fmt = (n: number) => n.toFixed(0).padStart(7);
-const cpuLine = (name: string, c: { node: number; redis: number }) =>
-  `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)}`;
+const cpuLine = (name: string, c: ItemCpu) =>
+  `${name} ${c.node.toFixed(0)} + ${c.redis.toFixed(0)} + ${c.postgres.toFixed(0)}`;
 const postgresAdminUrl = process.env.PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const held: Record<string, { b: number; c: number }> = {};
 let twoOverOne: number | null = null;
@@ -39,11 +39,15 @@ for (const [database, options] of [
     console.log(
       `  (b) with two processes: b/a ratios ${figures.twoProcessRatios.map((r) => r.toFixed(2)).join(", ")}; two over one = ${figures.twoOverOne.toFixed(2)}`,
     );
+    const busy = (share: number | null) => `${((share ?? 0) * 100).toFixed(0)} %`;
+    console.log(
+      `  the machine's ${os.cpus().length} cores were busy ${busy(figures.machineBusy.oneProcess)} of the time in the one-process (b) rounds, ${busy(figures.machineBusy.twoProcesses)} in the two-process ones (every process: the bots, PostgreSQL, Redis, this bench)`,
+    );
   }
   console.log(`  duplicates ${figures.duplicates}, lost ${figures.lost}`);
   const cpu = figures.cpuPerItem;
   console.log(
-    `  CPU µs per item, bench process + Redis: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}, ${cpuLine("(c)", cpu.c)}, ${cpuLine("(c) cold", cpu.cCold)}`,
+    `  CPU µs per item, bench process + Redis + PostgreSQL server: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}${figures.twoOverOne === null ? "" : `, ${cpuLine("(b) two processes (the peer's own not counted)", cpu.b2)}`}, ${cpuLine("(c)", cpu.c)}, ${cpuLine("(c) cold", cpu.cCold)}`,
   );
 }
 const approvals = await benchApprovals();
