@@ -88,6 +88,13 @@ export interface Dialect {
   /** The same for the directory sync at start, which several processes starting at once all run. */
   readonly directoryLock: string | null;
   /**
+   * Run in a transaction before a statement that joins sets whose sizes the planner cannot know (the outbox
+   * claim, after a burst of inserts into a quiet table): PostgreSQL then joins them by hash or merge, never
+   * by a nested loop that runs one side again per row of the other. It holds until the transaction ends.
+   * SQLite indexes such a join automatically: none.
+   */
+  readonly noNestedLoops: string | null;
+  /**
    * Appended to a read of control records whose verdict the same transaction acts on at once (a tick batch
    * that dispatches what it plans): a pause's write then waits for this transaction, so the pause's drain
    * sees what it dispatched, or this transaction waits for the pause and reads it. SQLite runs one write
@@ -120,6 +127,7 @@ export const SQLITE: Dialect = {
   amongPicked: (column, select) => `${column} IN (${select})`,
   laneLock: null,
   directoryLock: null,
+  noNestedLoops: null,
   forShare: "",
   holdOpen: null,
   writesInWith: false,
@@ -136,6 +144,7 @@ export const POSTGRES: Dialect = {
   amongPicked: (column, select) => `${column} = ANY(ARRAY(${select}))`,
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
+  noNestedLoops: "SELECT set_config('enable_nestloop', 'off', true) AS setting",
   forShare: "FOR SHARE",
   holdOpen: "SELECT 1 AS held FROM pg_sleep(3)",
   writesInWith: true,
