@@ -70,8 +70,8 @@ export interface HeldBenchResult {
   releasePerSec: number;
   releaseRounds: number[];
   releaseColdPerSec: number;
-  /** CPU microseconds per job or delivery, of this process (all threads) and of Redis, per phase (means). */
-  cpuPerItem: Record<"a" | "bCold" | "b" | "b2" | "cCold" | "c", ItemCpu>;
+  /** CPU microseconds per job or delivery, per phase (means); `b2`: the two-process (b) rounds (null: not run). */
+  cpuPerItem: Record<"a" | "bCold" | "b" | "cCold" | "c", ItemCpu> & { b2: ItemCpu | null };
   duplicates: number;
   lost: number;
 }
@@ -443,7 +443,7 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
         a: mean(raws.map((r) => r.cpu)),
         bCold: coldRound.cpu,
         b: mean(warm.map((w) => w.cpu)),
-        b2: twoProcessCpu.length ? mean(twoProcessCpu) : { node: Number.NaN, redis: Number.NaN, postgres: Number.NaN },
+        b2: twoProcessCpu.length ? mean(twoProcessCpu) : null,
         cCold: coldRelease.cpu,
         c: mean(warmReleases.map((w) => w.cpu)),
       },

@@ -47,7 +47,7 @@ for (const [database, options] of [
   console.log(`  duplicates ${figures.duplicates}, lost ${figures.lost}`);
   const cpu = figures.cpuPerItem;
   console.log(
-    `  CPU µs per item, bench process + Redis + PostgreSQL server: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}${figures.twoOverOne === null ? "" : `, ${cpuLine("(b) two processes (the peer's own not counted)", cpu.b2)}`}, ${cpuLine("(c)", cpu.c)}, ${cpuLine("(c) cold", cpu.cCold)}`,
+    `  CPU µs per item, bench process + Redis + PostgreSQL server: ${cpuLine("(a)", cpu.a)}, ${cpuLine("(b)", cpu.b)}, ${cpuLine("(b) cold", cpu.bCold)}${cpu.b2 ? `, ${cpuLine("(b) two processes (the peer's own not counted)", cpu.b2)}` : ""}, ${cpuLine("(c)", cpu.c)}, ${cpuLine("(c) cold", cpu.cCold)}`,
   );
 }
 const approvals = await benchApprovals();

@@ -34,7 +34,7 @@ interface PostResult {
  * A thread with nothing to send for this long ends, and the next send starts another: an idle thread holds
  * about 10 MB (its own V8 heap), and starting one costs tens of milliseconds, once per burst. Shorter than
  * any cadence that matters: at 30 s, the example directory's 30-s demo heartbeat kept the thread alive
- * forever, and an idle process held 137-143 MiB instead of 125-128 (bench/process.ts).
+ * forever, and an idle process held 134-143 MiB instead of 124-128 (bench/process.ts).
  */
 const THREAD_IDLE_MS = 5_000;
 

@@ -27,11 +27,13 @@ export interface ClaimOptions {
  * Taken in lane order, a claim always takes a prefix of each lane, and the claims themselves are serialised
  * (`d.laneLock`), so two processes never decide on the same snapshot.
  *
- * With 10,000 items planned in 1,000 lanes and 500 of them leased, a correlated NOT EXISTS per row took a
- * claim on PostgreSQL 1.6-2.0 s; a window per lane over every unfinished row 11-15 ms; the blockers joined by
- * hash 4-5 ms (SQLite: 15-21 ms of CPU for the window, 10 for the blockers). On PostgreSQL the join must be a
- * hash join (`d.noNestedLoops`): after a burst into a quiet outbox the planner expects one row on either
- * side, and its nested loop ran the blockers again for each of 9,500 rows, 660 ms (test/store/claim-plan.test.ts).
+ * With 10,000 items planned in 1,000 lanes and 500 of them leased, picking the rows took on PostgreSQL 1.6-2.0 s
+ * with a correlated NOT EXISTS per row, 11-15 ms with a window per lane over every unfinished row, 4-5 ms with
+ * the blockers (SQLite: 15-21 ms of CPU with the window, 10 with the blockers). In the benches a claim on
+ * SQLite took half the time it took with the window; on PostgreSQL it is mostly its row writes and lock waits,
+ * and did not change (docs/performance.md). There the join must be a hash join (`d.noNestedLoops`): after a
+ * burst into a quiet outbox the planner expects one row on either side, and its nested loop ran the blockers
+ * again for each of 9,500 rows, 660 ms (test/store/claim-plan.test.ts).
  *
  * The conditions are written again on the row being updated. On PostgreSQL (READ COMMITTED) the subquery
  * reads a snapshot; a row settled by its previous lease holder after that snapshot (NEEDS_REVIEW, say) is
