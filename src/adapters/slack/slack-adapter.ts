@@ -26,7 +26,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChatAdapter {
   const receiver = options.appToken
     ? new SocketModeReceiver({ appToken: options.appToken, installerOptions: { clientOptions } })
     : routeReceiver;
-  const app = new App({ token: options.botToken, receiver, clientOptions, logLevel: LogLevel.ERROR });
+  // No conversation store: nothing here keeps state in Bolt's conversation context, and its middleware (a store
+  // read and a context function per event) was 15 of 40 µs of Bolt's work per click, measured alone.
+  const app = new App({
+    token: options.botToken,
+    receiver,
+    clientOptions,
+    logLevel: LogLevel.ERROR,
+    convoStore: false,
+  });
   const publisher = slackPublisher(app.client);
   const transport: ChatTransport = {
     platform: "slack",
