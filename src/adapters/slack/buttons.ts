@@ -29,6 +29,10 @@ export function registerSlackButtons(
   publisher: CardPublisher,
   respond: Respond,
 ) {
+  /** A note to the clicker alone, below the card it clicked (the card itself stays). */
+  const answerClicker = (responseUrl: string, note: string) =>
+    respond(responseUrl, { response_type: "ephemeral", replace_original: false, text: escapeSlack(note) });
+
   app.action<BlockAction<ButtonAction>>(/^resume\./, async ({ ack, body, action }) => {
     await ack();
     const click = clickOf(body, action);
@@ -40,11 +44,7 @@ export function registerSlackButtons(
         .edit(click.card, settled)
         .catch(() => respond(body.response_url, { replace_original: true, ...cardBlocks(settled) }));
     }
-    await respond(body.response_url, {
-      response_type: "ephemeral",
-      replace_original: false,
-      text: escapeSlack(result.note),
-    });
+    await answerClicker(body.response_url, result.note);
   });
 
   // Approve/Deny: the receiver has already acked (RouteReceiver.ackThenProcess). Deciding before the ack was measured:
@@ -56,10 +56,6 @@ export function registerSlackButtons(
     const click = clickOf(body, action);
     if (!click) return;
     const result = await router.interaction(click, transport);
-    await respond(body.response_url, {
-      response_type: "ephemeral",
-      replace_original: false,
-      text: escapeSlack(result.note),
-    });
+    await answerClicker(body.response_url, result.note);
   });
 }
