@@ -1,7 +1,7 @@
 import type { RunState } from "../../policy/approval";
-import type { Db, Tx } from "../connection/client";
+import type { Db, Store, Tx } from "../connection/client";
 import { isUniqueViolation } from "../connection/prisma-errors";
-import { asDate, asDateOrNull } from "../connection/sql";
+import { asDate, asDateOrNull, rows, sqlText } from "../connection/sql";
 
 /** A run as stored (design.md section 5): the durable record of one piece of agent work under review. */
 export interface RunRecord {
@@ -204,15 +204,19 @@ export async function listRunsAwaitingReviewer(db: Db, tenantId: string, userId:
 }
 
 /** One stored packet version of a run (each version's packet is kept, so old cards can still be shown). */
+const readPacketVersion = sqlText(
+  () => `SELECT "packet", "digest" FROM "PacketVersion" WHERE "runId" = ? AND "version" = ?`,
+);
+
 export async function findPacketVersion(
-  db: Db,
+  store: Store,
   runId: string,
   version: number,
 ): Promise<{ packet: string; digest: string } | null> {
-  return db.packetVersion.findUnique({
-    where: { runId_version: { runId, version } },
-    select: { packet: true, digest: true },
-  });
+  const [row] = await store.sql.read((d) =>
+    rows<{ packet: string; digest: string }>(readPacketVersion(d), runId, version),
+  );
+  return row ?? null;
 }
 
 /** How many of an agent's runs wait for a decision (what a paused agent's ping counts). */

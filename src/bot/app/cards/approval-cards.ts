@@ -1,14 +1,12 @@
-import { findDeciding } from "../../../store/approvals/decisions";
-import { findPacketVersion, findRun, listWaitingDeadlines, type RunRecord } from "../../../store/approvals/runs";
+import { findPacketVersion, listWaitingDeadlines, type RunRecord } from "../../../store/approvals/runs";
 import {
   type CardShows,
-  listRunCards,
   listRunsWithOpenCards,
   markCardShows,
+  readRunWithCards,
   type StoredCard,
 } from "../../../store/chat/cards";
 import { bindCardButtons, releasePostedCard } from "../../../store/chat/posted-cards";
-import { findAgentById, userName } from "../../../store/directory/directory";
 import type { HandlerContext } from "../context";
 import type { KnownAgent } from "../records";
 import { cardTargets, reviewChannelsOf } from "./card-targets";
@@ -35,23 +33,17 @@ export interface RunCards {
 
 /** Reads a run with its cards, giving back the claims a crash left unposted; null when the run is gone. */
 export async function readRunCards(ctx: HandlerContext, runId: string): Promise<RunCards | null> {
-  const { db } = ctx.store;
-  const run = await findRun(db, runId);
-  const agent = run && (await findAgentById(db, run.agentId));
-  if (!run || !agent) return null;
+  const read = await readRunWithCards(ctx.store, runId);
+  if (!read?.agent) return null;
+  const { run, agent, deciding } = read;
   const cards: StoredCard[] = [];
-  for (const card of await listRunCards(db, runId)) {
+  for (const card of read.cards) {
     if (card.messageId || ctx.now().getTime() - card.createdAt.getTime() <= ABANDONED_CLAIM_MS) cards.push(card);
-    else await releasePostedCard(db, { kind: "approval", id: card.id });
+    else await releasePostedCard(ctx.store.db, { kind: "approval", id: card.id });
   }
-  const deciding = run.state === "waiting" ? null : await findDeciding(db, runId);
-  // The decider's name is read only when an open posted card is to show it.
+  // The decider's name is shown only on an open posted card that is about to be settled.
   const shown = deciding && cards.some((card) => card.shows === "open" && card.messageId);
-  const decision = deciding && {
-    version: deciding.version,
-    by: shown ? await userName(db, deciding.actorId) : null,
-    at: deciding.at,
-  };
+  const decision = deciding && { version: deciding.version, by: shown ? deciding.actorName : null, at: deciding.at };
   return { run, agent, cards, decision };
 }
 
@@ -68,14 +60,17 @@ export async function settleApprovalCard<C>(
   shows: CardShows,
   render: (cardRun: RunRecord) => C,
 ): Promise<void> {
-  const { db } = ctx.store;
+  const { store } = ctx;
   const { run } = view;
   await settlePostedCard(
     posters[card.platform as CardPlatform],
     { channelId: card.channelId, messageId: card.messageId! },
-    (settled) => (settled ? markCardShows(db, card.id, "open", shows) : markCardShows(db, card.id, shows, "open")),
+    (settled) =>
+      settled
+        ? markCardShows(store, card.id, "open", shows, ctx.now())
+        : markCardShows(store, card.id, shows, "open", ctx.now()),
     async () => {
-      const shown = (await findPacketVersion(db, run.id, card.version)) ?? run;
+      const shown = (await findPacketVersion(store, run.id, card.version)) ?? run;
       return render({ ...run, version: card.version, packet: shown.packet, digest: shown.digest });
     },
   );
