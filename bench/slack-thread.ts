@@ -16,6 +16,8 @@ export interface SlackThread {
   updates(): Promise<number>;
   /** When each note (a POST to a response_url) whose id starts with `prefix` arrived, wall clock, by id. */
   notes(prefix: string): Promise<Map<string, number>>;
+  /** How many such notes arrived so far. */
+  noteCount(prefix: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startSlackThread(teamId: string): Promise<SlackThread> {
     postedBlocks: () => ask<string[]>({ ask: "blocks" }),
     updates: () => ask<number>({ ask: "updates" }),
     notes: async (prefix) => new Map(await ask<Array<[string, number]>>({ ask: "notes", prefix })),
+    noteCount: (prefix) => ask<number>({ ask: "noteCount", prefix }),
     async close() {
       await ask({ ask: "close" });
       await worker.terminate();

@@ -11,7 +11,9 @@ slack.respond(/^\/response\//, (call) => {
   return { body: { ok: true } };
 });
 
-type Ask = { id: number; ask: "blocks" | "updates" | "close" } | { id: number; ask: "notes"; prefix: string };
+type Ask =
+  | { id: number; ask: "blocks" | "updates" | "close" }
+  | { id: number; ask: "notes" | "noteCount"; prefix: string };
 
 const answer = async (message: Ask): Promise<unknown> => {
   switch (message.ask) {
@@ -21,6 +23,8 @@ const answer = async (message: Ask): Promise<unknown> => {
       return slack.callsTo("chat.update").length;
     case "notes":
       return [...notedAt].filter(([id]) => id.startsWith(message.prefix));
+    case "noteCount":
+      return [...notedAt.keys()].filter((id) => id.startsWith(message.prefix)).length;
     case "close":
       await slack.close();
       return null;
