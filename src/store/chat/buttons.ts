@@ -33,14 +33,21 @@ const readButton = sqlText(
     `SELECT "id", "tenantId", "agentId", "action", "payload", "requestedBy", "createdAt" FROM "ChatButton" WHERE "id" = ?`,
 );
 
+/** A ChatButton row as the store's own statements read it. */
+export type RawButtonRow = Omit<StoredButton, "payload" | "createdAt"> & { payload: string; createdAt: unknown };
+
+export const rawToButton = (row: RawButtonRow): StoredButton => ({
+  ...row,
+  payload: JSON.parse(row.payload) as Record<string, unknown>,
+  createdAt: asDate(row.createdAt),
+});
+
 /** A stored button by its token: a statement of the store's own, as every click reads one. */
 export async function findChatButton(store: Store, id: string): Promise<StoredButton | null> {
   const [row] = await store.sql.read(function* (d) {
-    return yield* rows<Omit<StoredButton, "payload"> & { payload: string }>(readButton(d), id);
+    return yield* rows<RawButtonRow>(readButton(d), id);
   });
-  return row
-    ? { ...row, payload: JSON.parse(row.payload) as Record<string, unknown>, createdAt: asDate(row.createdAt) }
-    : null;
+  return row ? rawToButton(row) : null;
 }
 
 /** Replaces a button's payload, e.g. to record that its card was cancelled. */

@@ -1,18 +1,33 @@
 import { parseIdentity } from "../../policy/ids";
+import { type RawButtonRow, rawToButton, type StoredButton } from "../chat/buttons";
 import type { Db, Store } from "../connection/client";
 import { rows, sqlText } from "../connection/sql";
 import type { KnownAgent, KnownUser } from "./directory";
 import { findUserByIdentity, toKnownAgent } from "./directory";
 
-const callerIn = (column: "slackTeamId" | "discordGuildId" | null) =>
+const BUTTON_COLUMNS = `b."id" AS "bId", b."tenantId" AS "bTenantId", b."agentId" AS "bAgentId", b."action" AS "bAction",
+  b."payload" AS "bPayload", b."requestedBy" AS "bRequestedBy", b."createdAt" AS "bCreatedAt"`;
+
+const callerIn = (column: "slackTeamId" | "discordGuildId" | null, withButton: boolean) =>
   sqlText(
     () => `SELECT ${column ? 'w."id"' : "NULL"} AS "workspaceTenant", u."id", u."tenantId", u."name", u."isAdmin"
+    ${withButton ? `, ${BUTTON_COLUMNS}` : ""}
   FROM (SELECT 1 AS "one") AS x
   ${column ? `LEFT JOIN "Tenant" w ON w."${column}" = ?` : ""}
   LEFT JOIN "Identity" i ON i."id" = ?
-  LEFT JOIN "User" u ON u."id" = i."userId"`,
+  LEFT JOIN "User" u ON u."id" = i."userId"
+  ${withButton ? `LEFT JOIN "ChatButton" b ON b."id" = ?` : ""}`,
   );
-const CALLER = { slack: callerIn("slackTeamId"), discord: callerIn("discordGuildId"), none: callerIn(null) };
+const CALLER = {
+  slack: callerIn("slackTeamId", false),
+  discord: callerIn("discordGuildId", false),
+  none: callerIn(null, false),
+};
+const CALLER_AND_BUTTON = {
+  slack: callerIn("slackTeamId", true),
+  discord: callerIn("discordGuildId", true),
+  none: callerIn(null, true),
+};
 
 /** Who a platform identity is, and which tenant its workspace belongs to, as one read. */
 export interface Caller {
@@ -20,6 +35,22 @@ export interface Caller {
   workspaceTenant: string | null;
   user: KnownUser | null;
 }
+
+type CallerRow = {
+  workspaceTenant: string | null;
+  id: string | null;
+  tenantId: string;
+  name: string;
+  isAdmin: unknown;
+};
+
+const toCaller = (row: CallerRow | undefined): Caller => ({
+  workspaceTenant: row?.workspaceTenant ?? null,
+  user:
+    row && row.id !== null
+      ? { id: row.id, tenantId: row.tenantId, name: row.name, isAdmin: row.isAdmin === true || row.isAdmin === 1 }
+      : null,
+});
 
 /**
  * The user an identity key maps to and, with `workspace`, the tenant of that Slack team or Discord guild: one
@@ -31,21 +62,45 @@ export async function findCaller(
   workspace: { platform: "slack" | "discord"; id: string } | null,
 ): Promise<Caller> {
   const [row] = await store.sql.read(function* (d) {
-    return yield* rows<{
-      workspaceTenant: string | null;
-      id: string | null;
-      tenantId: string;
-      name: string;
-      isAdmin: unknown;
-    }>(CALLER[workspace?.platform ?? "none"](d), ...(workspace ? [workspace.id, identity] : [identity]));
+    return yield* rows<CallerRow>(
+      CALLER[workspace?.platform ?? "none"](d),
+      ...(workspace ? [workspace.id, identity] : [identity]),
+    );
   });
-  return {
-    workspaceTenant: row?.workspaceTenant ?? null,
-    user:
-      row && row.id !== null
-        ? { id: row.id, tenantId: row.tenantId, name: row.name, isAdmin: row.isAdmin === true || row.isAdmin === 1 }
-        : null,
-  };
+  return toCaller(row);
+}
+
+type CallerButtonRow = CallerRow & { [K in keyof RawButtonRow as `b${Capitalize<K>}`]: RawButtonRow[K] | null };
+
+/**
+ * `findCaller`, and the stored button a click names (null when there is none), in the same statement: a
+ * click's caller and button were two round trips on PostgreSQL.
+ */
+export async function findCallerAndButton(
+  store: Store,
+  identity: string,
+  workspace: { platform: "slack" | "discord"; id: string } | null,
+  buttonId: string,
+): Promise<Caller & { button: StoredButton | null }> {
+  const [row] = await store.sql.read(function* (d) {
+    return yield* rows<CallerButtonRow>(
+      CALLER_AND_BUTTON[workspace?.platform ?? "none"](d),
+      ...(workspace ? [workspace.id, identity, buttonId] : [identity, buttonId]),
+    );
+  });
+  const button =
+    row && row.bId !== null
+      ? rawToButton({
+          id: row.bId,
+          tenantId: row.bTenantId!,
+          agentId: row.bAgentId,
+          action: row.bAction!,
+          payload: row.bPayload!,
+          requestedBy: row.bRequestedBy,
+          createdAt: row.bCreatedAt,
+        })
+      : null;
+  return { ...toCaller(row), button };
 }
 
 /**

@@ -36,9 +36,12 @@ export async function ownButton(
   user: KnownUser,
   click: ButtonClick,
 ): Promise<StoredButton | null> {
-  const button = await findChatButton(ctx.store, click.token);
-  return button && button.tenantId === user.tenantId && button.action === click.action ? button : null;
+  return ownedButton(await findChatButton(ctx.store, click.token), user, click);
 }
+
+/** `stored` (the button the click's token names, read already) if it is the caller's for this action. */
+export const ownedButton = (stored: StoredButton | null, user: KnownUser, click: ButtonClick): StoredButton | null =>
+  stored && stored.tenantId === user.tenantId && stored.action === click.action ? stored : null;
 
 interface BoundDecision {
   runId: string;
@@ -52,14 +55,16 @@ const isBound = (payload: Record<string, unknown>): payload is Record<string, un
 /**
  * A click on Approve or Deny. The button names a stored binding (run, version, full digest); the user is the
  * platform identity that clicked, already mapped; the click's id is the event id, so a re-sent click is a
- * `duplicate`. The same decision as the API's; the note is built from what the decision returned.
+ * `duplicate`. The same decision as the API's; the note is built from what the decision returned. `stored` is
+ * the button the click's token names, read with the caller (`identifyClicker`).
  */
 export async function decideByButton(
   ctx: HandlerContext,
   user: KnownUser,
   click: ButtonClick,
+  stored: StoredButton | null,
 ): Promise<ButtonDecision> {
-  const button = await ownButton(ctx, user, click);
+  const button = ownedButton(stored, user, click);
   if (!button || !isBound(button.payload)) return { outcome: { result: "unknown_button" } };
   const { runId, version, digest } = button.payload;
   const action = click.action === "run.approve" ? "approve" : "deny";

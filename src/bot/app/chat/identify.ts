@@ -1,6 +1,13 @@
 import { identityKey } from "../../../policy/ids";
+import { findChatButton, type StoredButton } from "../../../store/chat/buttons";
 import { findAgent, type KnownAgent, type KnownUser } from "../../../store/directory/directory";
-import { findCaller, findDiscordUserInAnyGuild, listTenantAgents } from "../../../store/directory/identities";
+import {
+  type Caller,
+  findCaller,
+  findCallerAndButton,
+  findDiscordUserInAnyGuild,
+  listTenantAgents,
+} from "../../../store/directory/identities";
 import type { HandlerContext } from "../context";
 
 /** Who spoke, as a chat platform names them (the surfaces' ChatActor has this shape). */
@@ -19,13 +26,37 @@ export type Identified = { ok: true; user: KnownUser } | { ok: false; code: "unk
  * workspace's tenant (belt and braces).
  */
 export async function identifyCaller(ctx: HandlerContext, actor: PlatformIdentity): Promise<Identified> {
-  const { db } = ctx.store;
+  return (await identify(ctx, actor, null)).caller;
+}
+
+/**
+ * `identifyCaller`, and the stored button a click names (null: none by that token, or the caller is refused),
+ * read in the caller's own statement where there is one. The button is the caller's to use only after
+ * `ownedButton`'s checks.
+ */
+export async function identifyClicker(
+  ctx: HandlerContext,
+  actor: PlatformIdentity,
+  buttonToken: string,
+): Promise<{ caller: Identified; button: StoredButton | null }> {
+  const { caller, button } = await identify(ctx, actor, buttonToken);
+  if (!caller.ok) return { caller, button: null };
+  return { caller, button: button === undefined ? await findChatButton(ctx.store, buttonToken) : button };
+}
+
+/** The button is undefined when it was not read (a Discord DM's caller is found without a statement of ours). */
+async function identify(
+  ctx: HandlerContext,
+  actor: PlatformIdentity,
+  buttonToken: string | null,
+): Promise<{ caller: Identified; button?: StoredButton | null }> {
+  const refused = (code: "unknown_workspace" | "unknown_user") => ({ caller: { ok: false as const, code } });
   // A Discord DM carries no guild: the user is looked for across the configured guilds.
   if (actor.platform === "discord" && !actor.workspaceId) {
-    const user = await findDiscordUserInAnyGuild(db, actor.userId);
-    return user ? { ok: true, user } : { ok: false, code: "unknown_user" };
+    const user = await findDiscordUserInAnyGuild(ctx.store.db, actor.userId);
+    return user ? { caller: { ok: true, user } } : refused("unknown_user");
   }
-  if (actor.platform !== "telegram" && !actor.workspaceId) return { ok: false, code: "unknown_user" };
+  if (actor.platform !== "telegram" && !actor.workspaceId) return refused("unknown_user");
   const identity =
     actor.platform === "telegram"
       ? identityKey({ platform: "telegram", userId: actor.userId })
@@ -36,13 +67,17 @@ export async function identifyCaller(ctx: HandlerContext, actor: PlatformIdentit
     actor.platform === "slack" || actor.platform === "discord"
       ? { platform: actor.platform, id: actor.workspaceId! }
       : null;
-  const caller = await findCaller(ctx.store, identity, workspace);
-  if (workspace && !caller.workspaceTenant) return { ok: false, code: "unknown_workspace" };
-  const workspaceTenant = workspace ? caller.workspaceTenant : actor.platform === "web" ? actor.workspaceId! : null;
-  const { user } = caller;
+  const read: Caller & { button?: StoredButton | null } =
+    buttonToken === null
+      ? await findCaller(ctx.store, identity, workspace)
+      : await findCallerAndButton(ctx.store, identity, workspace, buttonToken);
+  const { button, ...found } = read;
+  if (workspace && !found.workspaceTenant) return { ...refused("unknown_workspace"), button };
+  const workspaceTenant = workspace ? found.workspaceTenant : actor.platform === "web" ? actor.workspaceId! : null;
+  const { user } = found;
   if (!user || (workspaceTenant !== null && workspaceTenant !== user.tenantId))
-    return { ok: false, code: "unknown_user" };
-  return { ok: true, user };
+    return { ...refused("unknown_user"), button };
+  return { caller: { ok: true, user }, button };
 }
 
 /** The agents a chat command may be about: the caller's tenant's, by name, in one query. */

@@ -1,6 +1,6 @@
 import { decideByButton } from "../../app/chat/buttons";
 import type { HandlerContext } from "../../app/context";
-import type { KnownUser } from "../../app/records";
+import type { KnownUser, StoredButton } from "../../app/records";
 import { decisionNoteText } from "./decision-words";
 import type { ChatInteraction, InteractionResult } from "./types";
 
@@ -12,9 +12,12 @@ export async function decideFromChat(
   ctx: HandlerContext,
   user: KnownUser,
   click: ChatInteraction,
+  button: StoredButton | null,
 ): Promise<InteractionResult> {
   const eventId = `${click.actor.platform}:${click.interactionId}`;
   return {
-    note: decisionNoteText(await decideByButton(ctx, user, { token: click.token, action: click.action, eventId })),
+    note: decisionNoteText(
+      await decideByButton(ctx, user, { token: click.token, action: click.action, eventId }, button),
+    ),
   };
 }

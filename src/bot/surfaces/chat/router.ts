@@ -1,6 +1,7 @@
 import { findNul } from "../../../policy/limits";
 import { pendingApprovals } from "../../app/approvals/approvals";
 import { type ConversationPoster, forwardToAgent, postConversationEvent } from "../../app/chat/conversation";
+import { identifyClicker } from "../../app/chat/identify";
 import type { HandlerContext } from "../../app/context";
 import { pauseAgent } from "../../app/control/pause";
 import { agentStatus } from "../../app/control/status";
@@ -109,12 +110,13 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
     async interaction(click, via) {
       if (findNul(click)) return { note: refusalText({ code: "unreadable_text" }, via.platform) };
       if (click.action === "run.approve" || click.action === "run.deny") {
-        // Queued as a whole, identification included: every database read waits behind pending acks.
+        // Queued as a whole, identification included: every database read waits behind pending acks. The
+        // caller and the clicked button are one read.
         return decisions.run(async () => {
-          const caller = await identify(ctx, click.actor);
+          const { caller, button } = await identifyClicker(ctx, click.actor, click.token);
           return caller.ok
-            ? decideFromChat(ctx, caller.value, click)
-            : { note: refusalText(caller.refusal, via.platform) };
+            ? decideFromChat(ctx, caller.user, click, button)
+            : { note: refusalText({ code: caller.code }, via.platform) };
         });
       }
       const caller = await identify(ctx, click.actor);
