@@ -1,7 +1,8 @@
-import { type AgentSettings, agentSettingsOf } from "../../policy/agent-settings";
+import type { AgentSettings } from "../../policy/agent-settings";
 import type { Faults } from "../../policy/faults";
 import type { Db, Store } from "../connection/client";
 import { asDate, count, type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { settingsFromText } from "../directory/directory";
 import { insertOutboxRow, OUTBOX_ROW_WIDTH, outboxInsertFrom, outboxRowValues } from "../outbox/insert";
 import type { PlannedDelivery } from "../outbox/types";
 import { type RawRunRow, RUN_COLUMNS, type RunRecord, rawToRunRecord } from "./runs";
@@ -108,7 +109,7 @@ export async function findDecisionFacts(store: Store, runId: string, eventId: st
             result: row.eResult,
             at: asDate(row.eAt),
           },
-    agentSettings: row.agentSettings === null ? null : agentSettingsOf(JSON.parse(row.agentSettings)),
+    agentSettings: row.agentSettings === null ? null : settingsFromText(row.agentSettings),
     deciding:
       row.mEventId === null
         ? null

@@ -190,7 +190,25 @@ export interface KnownAgent {
 
 /** The Agent row's columns a KnownAgent is made of: the same, with the settings as stored JSON text. */
 export function toKnownAgent(row: Omit<KnownAgent, "settings"> & { settings: string }): KnownAgent {
-  return { ...row, settings: agentSettingsOf(JSON.parse(row.settings)) };
+  return { ...row, settings: settingsFromText(row.settings) };
+}
+
+const parsedSettings = new Map<string, AgentSettings>();
+const PARSED_SETTINGS_KEPT = 512;
+
+/**
+ * An agent's settings from their stored JSON text. Every chat click reads them with its run, and parsing and
+ * validating them each time was about 25 µs of the main thread; they change only with the directory, so the
+ * parsed value is kept by its text (the oldest of the last 512 texts goes first). Callers only read it.
+ */
+export function settingsFromText(text: string): AgentSettings {
+  let settings = parsedSettings.get(text);
+  if (!settings) {
+    settings = agentSettingsOf(JSON.parse(text));
+    if (parsedSettings.size >= PARSED_SETTINGS_KEPT) parsedSettings.delete(parsedSettings.keys().next().value!);
+    parsedSettings.set(text, settings);
+  }
+  return settings;
 }
 
 /** An agent is only found inside the asking tenant: another tenant's agent does not exist for it. */
