@@ -101,7 +101,7 @@ export async function startChat(options: ChatWiringOptions): Promise<ChatWiring>
   // Agents answer the console's chat box through the same route, with platform "web".
   registerMessageRoutes(http, ctx, { ...publishers, web: webPublisher(ctx) });
   const started: ChatAdapter[] = [];
-  const cards = startCardSync(ctx, publishers);
+  const cards = startCardSync(ctx, publishers, { yieldTo: () => router.decisionsIdle() });
   const stopReacting = react(ctx, { cards });
   const stop = async () => {
     stopReacting();

@@ -85,8 +85,14 @@ async function agentCommand(
   }
 }
 
+/** The router, and what the composition root alone needs of it. */
+export interface RoutingChat extends ChatRouter {
+  /** Resolves once no click's decision is waiting or running in this process (at once when none is). */
+  decisionsIdle(): Promise<void>;
+}
+
 /** The one entry for every platform: identify the caller, pick the agent, call the shared handlers. */
-export function createChatRouter(options: ChatRouterOptions): ChatRouter {
+export function createChatRouter(options: ChatRouterOptions): RoutingChat {
   const { ctx } = options;
   const post = options.postConversation ?? postConversationEvent;
   const decisions = createWorkQueue({ concurrency: options.decisionConcurrency });
@@ -103,6 +109,8 @@ export function createChatRouter(options: ChatRouterOptions): ChatRouter {
   }
 
   return {
+    decisionsIdle: () => decisions.idle(),
+
     async command(cmd, via) {
       return command(cmd, via);
     },

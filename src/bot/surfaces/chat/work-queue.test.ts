@@ -54,6 +54,26 @@ describe("work queue", () => {
     expect(firstStart).toBeLessThan(1_000);
   });
 
+  it("says when nothing is waiting or running", async () => {
+    const queue = createWorkQueue({ concurrency: 1, quietMs: 0 });
+    let idleNow = false;
+    await queue.idle().then(() => {
+      idleNow = true;
+    });
+    expect(idleNow).toBe(true);
+
+    const order: string[] = [];
+    let release!: () => void;
+    const first = queue.run(() => new Promise<void>((resolve) => (release = resolve)).then(() => order.push("first")));
+    const second = queue.run(async () => order.push("second"));
+    const idle = queue.idle().then(() => order.push("idle"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual([]); // the first still runs, the second waits
+    release();
+    await Promise.all([first, second, idle]);
+    expect(order).toEqual(["first", "second", "idle"]);
+  });
+
   it("refuses a concurrency that is not a positive integer", () => {
     expect(() => createWorkQueue({ concurrency: 0 })).toThrow("positive integer");
   });

@@ -7,6 +7,8 @@
  */
 export interface WorkQueue {
   run<T>(work: () => Promise<T>): Promise<T>;
+  /** Resolves once nothing is waiting or running (at once when nothing is). */
+  idle(): Promise<void>;
 }
 
 export interface WorkQueueOptions {
@@ -27,6 +29,13 @@ export function createWorkQueue(options: WorkQueueOptions = {}): WorkQueue {
   const now = options.now ?? Date.now;
   const waiting: Array<{ queuedAt: number; start: () => void }> = [];
   let running = 0;
+  let idlers: Array<() => void> = [];
+  const wakeIdlers = () => {
+    if (running > 0 || waiting.length > 0) return;
+    const woken = idlers;
+    idlers = [];
+    for (const wake of woken) wake();
+  };
   let lastQueuedAt = 0;
   let timer: NodeJS.Timeout | undefined;
 
@@ -60,11 +69,16 @@ export function createWorkQueue(options: WorkQueueOptions = {}): WorkQueue {
               .finally(() => {
                 running--;
                 next();
+                wakeIdlers();
               });
           },
         });
         next();
       });
+    },
+    idle() {
+      if (running === 0 && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idlers.push(resolve));
     },
   };
 }
