@@ -48,23 +48,26 @@ export interface DecisionFacts {
   deciding: { event: StoredDecision; actorName: string | null } | null;
 }
 
-const readFacts = sqlText(
-  () => `SELECT ${RUN_COLUMNS("r")},
+/**
+ * The facts' columns and joins after a `"Run" r` of the statement (the event id is the joins' one
+ * parameter): the same read on its own (`findDecisionFacts`) and after a click's caller and button
+ * (`findCallerAndButton`).
+ */
+export const FACTS_COLUMNS = `${RUN_COLUMNS("r")},
     e."fingerprint" AS "eFingerprint", e."actorId" AS "eActorId", e."action" AS "eAction", e."version" AS "eVersion",
     e."digest" AS "eDigest", e."result" AS "eResult", e."createdAt" AS "eAt", a."settings" AS "agentSettings",
     m."eventId" AS "mEventId", m."fingerprint" AS "mFingerprint", m."actorId" AS "mActorId", m."action" AS "mAction",
     m."version" AS "mVersion", m."digest" AS "mDigest", m."result" AS "mResult", m."createdAt" AS "mAt",
-    mu."name" AS "mActorName"
-  FROM "Run" r
-  LEFT JOIN "DecisionEvent" e ON e."runId" = r."id" AND e."eventId" = ?
+    mu."name" AS "mActorName"`;
+export const FACTS_JOINS = `LEFT JOIN "DecisionEvent" e ON e."runId" = r."id" AND e."eventId" = ?
   LEFT JOIN "Agent" a ON a."id" = r."agentId"
   LEFT JOIN "DecisionEvent" m ON m."runId" = r."id" AND r."state" IN ('approved', 'denied', 'expired')
     AND m."version" = r."version" - 1
-  LEFT JOIN "User" mu ON mu."id" = m."actorId"
-  WHERE r."id" = ?`,
-);
+  LEFT JOIN "User" mu ON mu."id" = m."actorId"`;
 
-type FactsRow = RawRunRow & {
+const readFacts = sqlText(() => `SELECT ${FACTS_COLUMNS} FROM "Run" r ${FACTS_JOINS} WHERE r."id" = ?`);
+
+export type FactsRow = RawRunRow & {
   eFingerprint: string | null;
   eActorId: string | null;
   eAction: string;
@@ -93,7 +96,11 @@ export async function findDecisionFacts(store: Store, runId: string, eventId: st
   const [row] = await store.sql.read(function* (d) {
     return yield* rows<FactsRow>(readFacts(d), eventId, runId);
   });
-  if (!row) return null;
+  return row ? factsOf(row, eventId) : null;
+}
+
+/** A row of `FACTS_COLUMNS` as the facts. */
+export function factsOf(row: FactsRow, eventId: string): DecisionFacts {
   return {
     run: rawToRunRecord(row),
     recorded:

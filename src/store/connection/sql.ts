@@ -79,6 +79,8 @@ export interface Dialect {
   amongPicked(column: string, select: string): string;
   /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
   timeOf(column: string): string;
+  /** The text of `key` in a column of JSON object text (a button's payload), or null when it has none. */
+  jsonText(column: string, key: string): string;
   /**
    * Taken before the reads that decide a transaction's writes across processes (the outbox lanes). SQLite
    * has one writer at a time already (immediate transactions); PostgreSQL takes a transaction-level
@@ -124,6 +126,7 @@ export const SQLITE: Dialect = {
   rowsOf: (width) => `(SELECT ${columns(width, (i) => `json_extract(value, '$[${i}]')`)} FROM json_each(?)) AS r`,
   oneRow: (width) => `(SELECT ${columns(width, () => "?")}) AS r`,
   timeOf: (column) => column,
+  jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
   amongPicked: (column, select) => `${column} IN (${select})`,
   laneLock: null,
   directoryLock: null,
@@ -141,6 +144,7 @@ export const POSTGRES: Dialect = {
     `unnest(${Array.from({ length: width }, () => "?::text[]").join(", ")}) AS r(${Array.from({ length: width }, (_, i) => `"c${i}"`).join(", ")})`,
   oneRow: (width) => `(SELECT ${columns(width, () => "?::text")}) AS r`,
   timeOf: (column) => `(${column}::timestamptz AT TIME ZONE 'UTC')`,
+  jsonText: (column, key) => `(${column}::jsonb ->> '${key}')`,
   amongPicked: (column, select) => `${column} = ANY(ARRAY(${select}))`,
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",

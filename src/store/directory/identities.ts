@@ -1,4 +1,5 @@
 import { parseIdentity } from "../../policy/ids";
+import { type DecisionFacts, FACTS_COLUMNS, FACTS_JOINS, type FactsRow, factsOf } from "../approvals/decisions";
 import { type RawButtonRow, rawToButton, type StoredButton } from "../chat/buttons";
 import type { Db, Store } from "../connection/client";
 import { rows, sqlText } from "../connection/sql";
@@ -8,15 +9,20 @@ import { findUserByIdentity, toKnownAgent } from "./directory";
 const BUTTON_COLUMNS = `b."id" AS "bId", b."tenantId" AS "bTenantId", b."agentId" AS "bAgentId", b."action" AS "bAction",
   b."payload" AS "bPayload", b."requestedBy" AS "bRequestedBy", b."createdAt" AS "bCreatedAt"`;
 
+/**
+ * The caller: the workspace's tenant (Slack team or Discord guild `column`), the identity's user. With a
+ * button: that button and, when it names a run, the run's decision facts (`FACTS_COLUMNS`).
+ */
 const callerIn = (column: "slackTeamId" | "discordGuildId" | null, withButton: boolean) =>
   sqlText(
-    () => `SELECT ${column ? 'w."id"' : "NULL"} AS "workspaceTenant", u."id", u."tenantId", u."name", u."isAdmin"
-    ${withButton ? `, ${BUTTON_COLUMNS}` : ""}
+    (d) => `SELECT ${column ? 'w."id"' : "NULL"} AS "workspaceTenant",
+    u."id" AS "uId", u."tenantId" AS "uTenantId", u."name" AS "uName", u."isAdmin" AS "uIsAdmin"
+    ${withButton ? `, ${BUTTON_COLUMNS}, ${FACTS_COLUMNS}` : ""}
   FROM (SELECT 1 AS "one") AS x
   ${column ? `LEFT JOIN "Tenant" w ON w."${column}" = ?` : ""}
   LEFT JOIN "Identity" i ON i."id" = ?
   LEFT JOIN "User" u ON u."id" = i."userId"
-  ${withButton ? `LEFT JOIN "ChatButton" b ON b."id" = ?` : ""}`,
+  ${withButton ? `LEFT JOIN "ChatButton" b ON b."id" = ? LEFT JOIN "Run" r ON r."id" = ${d.jsonText('b."payload"', "runId")} ${FACTS_JOINS}` : ""}`,
   );
 const CALLER = {
   slack: callerIn("slackTeamId", false),
@@ -38,17 +44,17 @@ export interface Caller {
 
 type CallerRow = {
   workspaceTenant: string | null;
-  id: string | null;
-  tenantId: string;
-  name: string;
-  isAdmin: unknown;
+  uId: string | null;
+  uTenantId: string;
+  uName: string;
+  uIsAdmin: unknown;
 };
 
 const toCaller = (row: CallerRow | undefined): Caller => ({
   workspaceTenant: row?.workspaceTenant ?? null,
   user:
-    row && row.id !== null
-      ? { id: row.id, tenantId: row.tenantId, name: row.name, isAdmin: row.isAdmin === true || row.isAdmin === 1 }
+    row && row.uId !== null
+      ? { id: row.uId, tenantId: row.uTenantId, name: row.uName, isAdmin: row.uIsAdmin === true || row.uIsAdmin === 1 }
       : null,
 });
 
@@ -70,22 +76,27 @@ export async function findCaller(
   return toCaller(row);
 }
 
-type CallerButtonRow = CallerRow & { [K in keyof RawButtonRow as `b${Capitalize<K>}`]: RawButtonRow[K] | null };
+type CallerButtonRow = CallerRow &
+  FactsRow & { [K in keyof RawButtonRow as `b${Capitalize<K>}`]: RawButtonRow[K] | null };
 
 /**
- * `findCaller`, and the stored button a click names (null when there is none), in the same statement: a
- * click's caller and button were two round trips on PostgreSQL.
+ * `findCaller`, the stored button a click names (null when there is none) and, when the button names a run,
+ * that run's decision facts for the click's `eventId` (null otherwise), in the same statement: a click's
+ * caller, button and run were three round trips on PostgreSQL.
  */
 export async function findCallerAndButton(
   store: Store,
   identity: string,
   workspace: { platform: "slack" | "discord"; id: string } | null,
-  buttonId: string,
-): Promise<Caller & { button: StoredButton | null }> {
+  click: { buttonId: string; eventId: string },
+): Promise<Caller & { button: StoredButton | null; facts: DecisionFacts | null }> {
   const [row] = await store.sql.read(function* (d) {
     return yield* rows<CallerButtonRow>(
       CALLER_AND_BUTTON[workspace?.platform ?? "none"](d),
-      ...(workspace ? [workspace.id, identity, buttonId] : [identity, buttonId]),
+      ...(workspace ? [workspace.id] : []),
+      identity,
+      click.buttonId,
+      click.eventId,
     );
   });
   const button =
@@ -100,7 +111,8 @@ export async function findCallerAndButton(
           createdAt: row.bCreatedAt,
         })
       : null;
-  return { ...toCaller(row), button };
+  const facts = row && row.id !== null ? factsOf(row, click.eventId) : null;
+  return { ...toCaller(row), button, facts };
 }
 
 /**

@@ -138,17 +138,33 @@ async function inTurn<T>(store: Store, runId: string, body: (turns: Turns) => Pr
  * statement (none after a won decision on the same run in this process); writes in one transaction; reads
  * nothing after it.
  */
-export function recordDecision(ctx: HandlerContext, command: DecideRunCommand): Promise<DecisionOutcome<DecidedRun>> {
-  return inTurn(ctx.store, command.runId, (turns) => decideInTurn(ctx, command, turns));
+export function recordDecision(
+  ctx: HandlerContext,
+  command: DecideRunCommand,
+  readBefore?: DecisionFacts,
+): Promise<DecisionOutcome<DecidedRun>> {
+  return inTurn(ctx.store, command.runId, (turns) => decideInTurn(ctx, command, turns, readBefore));
 }
+
+/**
+ * Facts read before the click's turn (with its caller, `identifyClicker`) stand for the run's when the run had
+ * left `waiting` by then: a decided run is final, and this click's event cannot have decided it since. A
+ * waiting run is read again in the turn, as a click just before this one may have decided it.
+ */
+const finalBefore = (readBefore: DecisionFacts | undefined, command: DecideRunCommand) =>
+  readBefore && readBefore.run.id === command.runId && readBefore.run.state !== "waiting" ? readBefore : null;
 
 async function decideInTurn(
   ctx: HandlerContext,
   command: DecideRunCommand,
   turns: Turns,
+  readBefore: DecisionFacts | undefined,
 ): Promise<DecisionOutcome<DecidedRun>> {
   for (let round = 0; round < 2; round++) {
-    const facts = round === 0 && turns.settled ? settledFacts(turns.settled, command) : await readFacts(ctx, command);
+    const facts =
+      round === 0 && turns.settled
+        ? settledFacts(turns.settled, command)
+        : (round === 0 && finalBefore(readBefore, command)) || (await readFacts(ctx, command));
     const run = facts?.run;
     // A checkpoint-only run has no packet to decide on: for a decision it is not an approval run at all.
     if (!facts || !run || run.tenantId !== command.actor.tenantId || isCheckpointRun(run))

@@ -1,5 +1,5 @@
 import { agentNameOf } from "../../../policy/ids";
-import { findDeciding } from "../../../store/approvals/decisions";
+import { type DecisionFacts, findDeciding } from "../../../store/approvals/decisions";
 import { findChatButton, type StoredButton } from "../../../store/chat/buttons";
 import { type KnownUser, userName } from "../../../store/directory/directory";
 import { type DecidedRun, type DecidingView, type DecisionOutcome, recordDecision } from "../approvals/decide-run";
@@ -56,19 +56,22 @@ const isBound = (payload: Record<string, unknown>): payload is Record<string, un
  * A click on Approve or Deny. The button names a stored binding (run, version, full digest); the user is the
  * platform identity that clicked, already mapped; the click's id is the event id, so a re-sent click is a
  * `duplicate`. The same decision as the API's; the note is built from what the decision returned. `stored` is
- * the button the click's token names, read with the caller (`identifyClicker`).
+ * the button the click's token names and `facts` its run's decision facts, read with the caller
+ * (`identifyClicker`).
  */
 export async function decideByButton(
   ctx: HandlerContext,
   user: KnownUser,
   click: ButtonClick,
   stored: StoredButton | null,
+  facts?: DecisionFacts | null,
 ): Promise<ButtonDecision> {
   const button = ownedButton(stored, user, click);
   if (!button || !isBound(button.payload)) return { outcome: { result: "unknown_button" } };
   const { runId, version, digest } = button.payload;
   const action = click.action === "run.approve" ? "approve" : "deny";
-  const decided = await recordDecision(ctx, { runId, eventId: click.eventId, action, version, digest, actor: user });
+  const command = { runId, eventId: click.eventId, action, version, digest, actor: user } as const;
+  const decided = await recordDecision(ctx, command, facts ?? undefined);
   if (decided.result === "not_found") return { outcome: decided, cardVersion: version };
   const { record } = decided.run;
   const held =

@@ -1,4 +1,5 @@
 import { identityKey } from "../../../policy/ids";
+import type { DecisionFacts } from "../../../store/approvals/decisions";
 import { findChatButton, type StoredButton } from "../../../store/chat/buttons";
 import { findAgent, type KnownAgent, type KnownUser } from "../../../store/directory/directory";
 import {
@@ -29,27 +30,34 @@ export async function identifyCaller(ctx: HandlerContext, actor: PlatformIdentit
   return (await identify(ctx, actor, null)).caller;
 }
 
+/** What a click's read brought besides its caller; undefined where it was not read. */
+interface ClickReads {
+  button?: StoredButton | null;
+  facts?: DecisionFacts | null;
+}
+
 /**
- * `identifyCaller`, and the stored button a click names (null: none by that token, or the caller is refused),
- * read in the caller's own statement where there is one. The button is the caller's to use only after
- * `ownedButton`'s checks.
+ * `identifyCaller`, the stored button a click names (null: none by that token, or the caller is refused) and,
+ * when the button names a run, that run's decision facts for this click (`facts`; undefined when not read),
+ * in the caller's own statement where there is one. The button is the caller's to use only after
+ * `ownedButton`'s checks, and the facts are the decision's only where `recordDecision` says so.
  */
 export async function identifyClicker(
   ctx: HandlerContext,
   actor: PlatformIdentity,
-  buttonToken: string,
-): Promise<{ caller: Identified; button: StoredButton | null }> {
-  const { caller, button } = await identify(ctx, actor, buttonToken);
+  click: { token: string; eventId: string },
+): Promise<{ caller: Identified; button: StoredButton | null; facts?: DecisionFacts | null }> {
+  const { caller, button, facts } = await identify(ctx, actor, click);
   if (!caller.ok) return { caller, button: null };
-  return { caller, button: button === undefined ? await findChatButton(ctx.store, buttonToken) : button };
+  return { caller, button: button === undefined ? await findChatButton(ctx.store, click.token) : button, facts };
 }
 
-/** The button is undefined when it was not read (a Discord DM's caller is found without a statement of ours). */
+/** A Discord DM's caller is found without a statement of ours: its click's reads are left undefined. */
 async function identify(
   ctx: HandlerContext,
   actor: PlatformIdentity,
-  buttonToken: string | null,
-): Promise<{ caller: Identified; button?: StoredButton | null }> {
+  click: { token: string; eventId: string } | null,
+): Promise<{ caller: Identified } & ClickReads> {
   const refused = (code: "unknown_workspace" | "unknown_user") => ({ caller: { ok: false as const, code } });
   // A Discord DM carries no guild: the user is looked for across the configured guilds.
   if (actor.platform === "discord" && !actor.workspaceId) {
@@ -67,17 +75,16 @@ async function identify(
     actor.platform === "slack" || actor.platform === "discord"
       ? { platform: actor.platform, id: actor.workspaceId! }
       : null;
-  const read: Caller & { button?: StoredButton | null } =
-    buttonToken === null
+  const read: Caller & ClickReads =
+    click === null
       ? await findCaller(ctx.store, identity, workspace)
-      : await findCallerAndButton(ctx.store, identity, workspace, buttonToken);
-  const { button, ...found } = read;
-  if (workspace && !found.workspaceTenant) return { ...refused("unknown_workspace"), button };
+      : await findCallerAndButton(ctx.store, identity, workspace, { buttonId: click.token, eventId: click.eventId });
+  const { button, facts, ...found } = read;
+  if (workspace && !found.workspaceTenant) return refused("unknown_workspace");
   const workspaceTenant = workspace ? found.workspaceTenant : actor.platform === "web" ? actor.workspaceId! : null;
   const { user } = found;
-  if (!user || (workspaceTenant !== null && workspaceTenant !== user.tenantId))
-    return { ...refused("unknown_user"), button };
-  return { caller: { ok: true, user }, button };
+  if (!user || (workspaceTenant !== null && workspaceTenant !== user.tenantId)) return refused("unknown_user");
+  return { caller: { ok: true, user }, button, facts };
 }
 
 /** The agents a chat command may be about: the caller's tenant's, by name, in one query. */

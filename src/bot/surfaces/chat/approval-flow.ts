@@ -1,6 +1,6 @@
 import { decideByButton } from "../../app/chat/buttons";
 import type { HandlerContext } from "../../app/context";
-import type { KnownUser, StoredButton } from "../../app/records";
+import type { DecisionFacts, KnownUser, StoredButton } from "../../app/records";
 import { decisionNoteText } from "./decision-words";
 import type { ChatInteraction, InteractionResult } from "./types";
 
@@ -12,12 +12,15 @@ export async function decideFromChat(
   ctx: HandlerContext,
   user: KnownUser,
   click: ChatInteraction,
-  button: StoredButton | null,
+  read: { button: StoredButton | null; facts?: DecisionFacts | null },
 ): Promise<InteractionResult> {
-  const eventId = `${click.actor.platform}:${click.interactionId}`;
+  const eventId = clickEventId(click);
   return {
     note: decisionNoteText(
-      await decideByButton(ctx, user, { token: click.token, action: click.action, eventId }, button),
+      await decideByButton(ctx, user, { token: click.token, action: click.action, eventId }, read.button, read.facts),
     ),
   };
 }
+
+/** A click's decision event id: namespaced by platform, as two platforms' ids for different clicks could be equal. */
+export const clickEventId = (click: ChatInteraction): string => `${click.actor.platform}:${click.interactionId}`;

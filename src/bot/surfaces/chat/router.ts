@@ -8,7 +8,7 @@ import { agentStatus } from "../../app/control/status";
 import { listEscalations } from "../../app/escalation/escalations";
 import { maintenanceSummary } from "../../app/maintenance/windows";
 import type { KnownUser } from "../../app/records";
-import { decideFromChat } from "./approval-flow";
+import { clickEventId, decideFromChat } from "./approval-flow";
 import { escalationFromChat } from "./escalation-flow";
 import { identify, namedAgent, type Targeted, targetAgent } from "./guards";
 import { maintenanceFromChat, maintenanceLines } from "./maintenance-flow";
@@ -119,12 +119,12 @@ export function createChatRouter(options: ChatRouterOptions): RoutingChat {
       if (findNul(click)) return { note: refusalText({ code: "unreadable_text" }, via.platform) };
       if (click.action === "run.approve" || click.action === "run.deny") {
         // Queued as a whole, identification included: every database read waits behind pending acks. The
-        // caller and the clicked button are one read.
+        // caller, the clicked button and its run's decision facts are one read.
         return decisions.run(async () => {
-          const { caller, button } = await identifyClicker(ctx, click.actor, click.token);
-          return caller.ok
-            ? decideFromChat(ctx, caller.user, click, button)
-            : { note: refusalText({ code: caller.code }, via.platform) };
+          const read = await identifyClicker(ctx, click.actor, { token: click.token, eventId: clickEventId(click) });
+          return read.caller.ok
+            ? decideFromChat(ctx, read.caller.user, click, read)
+            : { note: refusalText({ code: read.caller.code }, via.platform) };
         });
       }
       const caller = await identify(ctx, click.actor);
