@@ -59,11 +59,16 @@ export const FACTS_COLUMNS = `${RUN_COLUMNS("r")},
     m."eventId" AS "mEventId", m."fingerprint" AS "mFingerprint", m."actorId" AS "mActorId", m."action" AS "mAction",
     m."version" AS "mVersion", m."digest" AS "mDigest", m."result" AS "mResult", m."createdAt" AS "mAt",
     mu."name" AS "mActorName"`;
-export const FACTS_JOINS = `LEFT JOIN "DecisionEvent" e ON e."runId" = r."id" AND e."eventId" = ?
-  LEFT JOIN "Agent" a ON a."id" = r."agentId"
-  LEFT JOIN "DecisionEvent" m ON m."runId" = r."id" AND r."state" IN ('approved', 'denied', 'expired')
+/**
+ * The decision that moved a decided run `r`, as `m`, and its actor, as `mu`: made on the version before the one
+ * the run moved to (only winning decisions and expiries are recorded, and a run leaves `waiting` once).
+ */
+export const DECIDING_JOINS = `LEFT JOIN "DecisionEvent" m ON m."runId" = r."id" AND r."state" IN ('approved', 'denied', 'expired')
     AND m."version" = r."version" - 1
   LEFT JOIN "User" mu ON mu."id" = m."actorId"`;
+export const FACTS_JOINS = `LEFT JOIN "DecisionEvent" e ON e."runId" = r."id" AND e."eventId" = ?
+  LEFT JOIN "Agent" a ON a."id" = r."agentId"
+  ${DECIDING_JOINS}`;
 
 const readFacts = sqlText(() => `SELECT ${FACTS_COLUMNS} FROM "Run" r ${FACTS_JOINS} WHERE r."id" = ?`);
 

@@ -1,3 +1,4 @@
+import { DECIDING_JOINS } from "../approvals/decisions";
 import { type RawRunRow, RUN_COLUMNS, type RunRecord, rawToRunRecord } from "../approvals/runs";
 import type { Db, Store } from "../connection/client";
 import { asDate, count, rows, sqlText } from "../connection/sql";
@@ -38,8 +39,8 @@ export interface RunWithCards {
   agent: KnownAgent | null;
   cards: StoredCard[];
   /**
-   * The decision that moved the run out of `waiting` (the run's latest, as only winning decisions are
-   * recorded), with its actor's name (the actor's id when the user is gone); null while the run waits.
+   * The decision that moved the run out of `waiting` (`DECIDING_JOINS`), with its actor's name (the actor's id
+   * when the user is gone); null while the run waits.
    */
   deciding: { version: number; actorName: string | null; at: Date } | null;
 }
@@ -51,9 +52,7 @@ const readRunView = sqlText(
     m."version" AS "mVersion", m."actorId" AS "mActorId", m."createdAt" AS "mAt", mu."name" AS "mActorName"
   FROM "Run" r
   LEFT JOIN "Agent" a ON a."id" = r."agentId"
-  LEFT JOIN "DecisionEvent" m ON m."runId" = r."id" AND r."state" <> 'waiting' AND m."eventId" = (
-    SELECT e."eventId" FROM "DecisionEvent" e WHERE e."runId" = r."id" ORDER BY e."createdAt" DESC LIMIT 1)
-  LEFT JOIN "User" mu ON mu."id" = m."actorId"
+  ${DECIDING_JOINS}
   WHERE r."id" = ?`,
 );
 

@@ -47,10 +47,11 @@ function yielded(yieldTo: (() => Promise<void>) | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, YIELD_MS);
     timer.unref();
-    void yieldTo().then(() => {
+    const done = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    yieldTo().then(done, done);
   });
 }
 
