@@ -141,7 +141,7 @@ async function inTurn<T>(store: Store, runId: string, body: (turns: Turns) => Pr
 export function recordDecision(
   ctx: HandlerContext,
   command: DecideRunCommand,
-  readBefore?: DecisionFacts,
+  readBefore?: DecisionFacts | null,
 ): Promise<DecisionOutcome<DecidedRun>> {
   return inTurn(ctx.store, command.runId, (turns) => decideInTurn(ctx, command, turns, readBefore));
 }
@@ -151,14 +151,14 @@ export function recordDecision(
  * left `waiting` by then: a decided run is final, and this click's event cannot have decided it since. A
  * waiting run is read again in the turn, as a click just before this one may have decided it.
  */
-const finalBefore = (readBefore: DecisionFacts | undefined, command: DecideRunCommand) =>
+const finalBefore = (readBefore: DecisionFacts | null | undefined, command: DecideRunCommand) =>
   readBefore && readBefore.run.id === command.runId && readBefore.run.state !== "waiting" ? readBefore : null;
 
 async function decideInTurn(
   ctx: HandlerContext,
   command: DecideRunCommand,
   turns: Turns,
-  readBefore: DecisionFacts | undefined,
+  readBefore: DecisionFacts | null | undefined,
 ): Promise<DecisionOutcome<DecidedRun>> {
   for (let round = 0; round < 2; round++) {
     const facts =

@@ -71,7 +71,7 @@ export async function decideByButton(
   const { runId, version, digest } = button.payload;
   const action = click.action === "run.approve" ? "approve" : "deny";
   const command = { runId, eventId: click.eventId, action, version, digest, actor: user } as const;
-  const decided = await recordDecision(ctx, command, facts ?? undefined);
+  const decided = await recordDecision(ctx, command, facts);
   if (decided.result === "not_found") return { outcome: decided, cardVersion: version };
   const { record } = decided.run;
   const held =
