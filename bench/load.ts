@@ -8,7 +8,7 @@ import { api as apiOnce, sleep } from "../test/support/deployment";
 import { startPrivateRedis } from "../test/support/redis-server";
 import { agentKey, agentName, LOAD_ADMIN_KEY, LOAD_TEAM, releasedDelivered, writeLoadDirectory } from "./load-tenant";
 import { freshPostgres } from "./postgres";
-import { buildProduction, PRODUCTION, rssMiB } from "./process";
+import { buildProduction, mb, PRODUCTION, rssMiB } from "./process";
 import { startCountingReceiver } from "./receiver";
 
 /**
@@ -114,7 +114,6 @@ function memorySummary(dir: string, pid: number): string {
   return `  process ${pid}, largest (MiB): V8 heap per thread ${threads.join(", ")}; main thread's old space ${most(main, (s) => s.oldSpace as number)}, used heap ${most(main, (s) => s.heapUsed as number)}; resident anonymous ${resident("anon")}, malloc heap ${resident("heap")} and other arenas ${resident("arenas")}, files ${resident("file")}`;
 }
 
-const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
 const database = await freshPostgres();

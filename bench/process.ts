@@ -40,6 +40,24 @@ export const rssMiB = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number 
   return Number(line?.replace(/\D+/g, "") ?? 0) / 1024;
 };
 
+/** MiB as the targets' MB (10^6 bytes), rounded. */
+export const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
+
+/**
+ * A process's RSS read once a second for `windowMs`: the median, the lowest and the highest reading (MiB). One
+ * reading is a matter of chance where the resident set moves by tens of MiB within seconds (the young
+ * generations filled and emptied between collections, malloc's arenas trimmed); the median is what it holds.
+ */
+export async function rssOver(pid: number, windowMs: number) {
+  const readings: number[] = [];
+  for (let t = 0; t < windowMs; t += 1000) {
+    readings.push(rssMiB(pid));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  readings.sort((a, b) => a - b);
+  return { median: readings[Math.floor(readings.length / 2)]!, lowest: readings[0]!, highest: readings.at(-1)! };
+}
+
 async function healthy(url: string, deadline: number): Promise<void> {
   for (;;) {
     const ok = await fetch(`${url}/healthz`)
@@ -78,18 +96,11 @@ export async function benchProcess(redisUrl: string): Promise<ProcessFigures> {
       await healthy(bot.url, Date.now() + 60_000);
       const startToHealthyMs = performance.now() - started;
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-      const readings: number[] = [];
-      for (let t = 0; t < IDLE_WINDOW_MS; t += 1000) {
-        readings.push(rssMiB(bot.child.pid!));
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-      }
-      readings.sort((a, b) => a - b);
-      const idleRssMiB = readings[Math.floor(readings.length / 2)]!;
-      const mb = (mib: number) => ((mib * 1048576) / 1e6).toFixed(0);
+      const idle = await rssOver(bot.child.pid!, IDLE_WINDOW_MS);
       console.log(
-        `production process (dist/, SQLite, no chat platform): start to healthy ${startToHealthyMs.toFixed(0)} ms, idle RSS ${idleRssMiB.toFixed(0)} MiB (${mb(idleRssMiB)} MB), median of a reading a second ${IDLE_MS / 1000}-${(IDLE_MS + IDLE_WINDOW_MS) / 1000} s after; highest ${readings.at(-1)!.toFixed(0)} MiB (${mb(readings.at(-1)!)} MB)`,
+        `production process (dist/, SQLite, no chat platform): start to healthy ${startToHealthyMs.toFixed(0)} ms, idle RSS ${idle.median.toFixed(0)} MiB (${mb(idle.median)} MB), median of a reading a second ${IDLE_MS / 1000}-${(IDLE_MS + IDLE_WINDOW_MS) / 1000} s after; highest ${idle.highest.toFixed(0)} MiB (${mb(idle.highest)} MB)`,
       );
-      return { startToHealthyMs, idleRssMiB };
+      return { startToHealthyMs, idleRssMiB: idle.median };
     } finally {
       bot.child.kill("SIGTERM");
       await bot.exited;
