@@ -114,7 +114,6 @@ function memorySummary(dir: string, pid: number): string {
   return `  process ${pid}, largest (MiB): V8 heap per thread ${threads.join(", ")}; main thread's old space ${most(main, (s) => s.oldSpace as number)}, used heap ${most(main, (s) => s.heapUsed as number)}; resident anonymous ${resident("anon")}, malloc heap ${resident("heap")} and other arenas ${resident("arenas")}, files ${resident("file")}`;
 }
 
-
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "holdfast-load-"));
 const database = await freshPostgres();
 const redis = await startPrivateRedis();
