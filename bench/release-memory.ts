@@ -144,8 +144,7 @@ export async function benchReleaseMemory(postgresAdminUrl?: string): Promise<Rel
       console.log(
         `  RSS peak ${mb(peakMiB)} MB; from ${SETTLE_MS / 1000} s after the last released due time was delivered, the triggers still ticking, a reading a second for ${READ_WINDOW_MS / 1000} s: median ${mb(after.median)} MB (${mb(after.lowest)}-${mb(after.highest)})`,
       );
-      const afterReleaseMiB = after.median;
-      return { afterReleaseMiB, peakMiB, startedMs };
+      return { afterReleaseMiB: after.median, peakMiB, startedMs };
     } finally {
       bot.child.kill("SIGTERM");
       await bot.exited;
