@@ -17,7 +17,21 @@ describe("a click's payload field", () => {
   });
 
   it("decodes as URLSearchParams does for hand-written escapes, broken ones too", () => {
-    const pieces = fc.constantFrom("a", "+", "%", "%2", "%2B", "%20", "%zz", "%C3%A9", "%C3", "%FF", "%E2%82", '"', "{");
+    const pieces = fc.constantFrom(
+      "a",
+      "+",
+      "%",
+      "%2",
+      "%2B",
+      "%20",
+      "%zz",
+      "%C3%A9",
+      "%C3",
+      "%FF",
+      "%E2%82",
+      '"',
+      "{",
+    );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 12 }), (parts) => {
         const encoded = parts.join("");
