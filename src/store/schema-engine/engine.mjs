@@ -31,7 +31,18 @@ export function providerOf(schemaContent) {
   return /datasource\s+\w+\s*{[^}]*provider\s*=\s*"(\w+)"/s.exec(schemaContent)[1];
 }
 
-/** SQLite through better-sqlite3's driver adapter, taught to run the engine's multi-statement scripts. */
+// The engine reads a partial index's predicate with its name as a double-quoted string, which better-sqlite3
+// (built without double-quoted string literals) takes for a column and rejects.
+const PARTIAL_INDEX_READ = /^(SELECT sql FROM sqlite_master WHERE type = 'index' AND name = )"((?:[^"]|"")*)"(;?)$/;
+const partialIndexRead = (q) => {
+  const m = PARTIAL_INDEX_READ.exec(q.sql);
+  return m ? { ...q, sql: `${m[1]}'${m[2].replaceAll('""', '"').replaceAll("'", "''")}'${m[3]}` } : q;
+};
+
+/**
+ * SQLite through better-sqlite3's driver adapter, taught to run the engine's multi-statement scripts and its
+ * read of a partial index.
+ */
 async function sqliteFactory(url) {
   const { PrismaBetterSqlite3 } = await import("@prisma/adapter-better-sqlite3");
   const sq = new PrismaBetterSqlite3({ url });
@@ -51,6 +62,8 @@ async function sqliteFactory(url) {
       }
       return orig(q);
     };
+    const queryRaw = a.queryRaw.bind(a);
+    a.queryRaw = (q) => queryRaw(partialIndexRead(q));
     return a;
   };
   return {
