@@ -27,6 +27,13 @@ export const OUTBOX_GIVEN_UP: OutboxState[] = ["FAILED", "ABANDONED"];
 /** Settled: nothing more will be sent on its own (NEEDS_REVIEW waits for a person, not for the loop). */
 export const OUTBOX_SETTLED: OutboxState[] = [...OUTBOX_DELIVERED, ...OUTBOX_GIVEN_UP, "NEEDS_REVIEW"];
 
+/**
+ * The states an agent's own reads ask for (held counts, the oldest wait, held actions, busy lanes), and the
+ * only rows the `(agentId, state)` index holds (a partial index, prisma/schema.prisma, in this order): a row
+ * leaves it when it is delivered or abandoned, so a delivery's marks touch few of its pages.
+ */
+export const OUTBOX_AGENT_INDEXED: OutboxState[] = [...OUTBOX_UNDELIVERED, "NEEDS_REVIEW"];
+
 export type ControlState = "RUNNING" | "DRAINING" | "PAUSED";
 /** Every state but RUNNING: the ones that hold outbound work (a list the `state` index can seek). */
 export const NOT_RUNNING: ControlState[] = ["DRAINING", "PAUSED"];

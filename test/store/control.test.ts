@@ -150,10 +150,10 @@ describe.each(PROVIDERS)("control store on %s", (provider) => {
       await planDelivery(h.ctx.store, { ...delivery, id, contract: "none", payload: {} }, new Date());
     const agents = await db.agent.findMany({ select: { id: true } });
     const many = await countHeldWorkOf(
-      db,
+      h.ctx.store,
       agents.map((a) => a.id),
     );
-    for (const agent of agents) expect(many.get(agent.id)).toEqual(await countHeldWork(db, agent.id));
+    for (const agent of agents) expect(many.get(agent.id)).toEqual(await countHeldWork(h.ctx.store, agent.id));
     expect(many.get(agentId("acme", "ops-agent"))?.outboxActions).toBe(2);
   });
 });

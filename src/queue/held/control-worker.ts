@@ -65,7 +65,7 @@ export class ControlWorker {
     if (job.name === "release") {
       await this.work(job.data.releaseId as string);
     } else if (job.name === "drain") {
-      await settleDrain(deps.store.db, job.data.scope as string, deps.now());
+      await settleDrain(deps.store, job.data.scope as string, deps.now());
     } else if (job.name === "auto-resume") {
       await deps.autoResume(job.data.scope as string, new Date(job.data.until as string));
     }

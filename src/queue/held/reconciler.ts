@@ -108,7 +108,7 @@ export class Reconciler {
 
   private async settleAllDrains(): Promise<void> {
     const { store, now } = this.deps;
-    for (const scope of (await pausedScopes(store)).draining) await settleDrain(store.db, scope, now());
+    for (const scope of (await pausedScopes(store)).draining) await settleDrain(store, scope, now());
   }
 
   /**

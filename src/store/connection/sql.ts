@@ -77,6 +77,13 @@ export interface Dialect {
    * `IN (select)` once already.
    */
   amongPicked(column: string, select: string): string;
+  /**
+   * Written after a table's name: read it through this index. SQLite's planner, which has no statistics here,
+   * takes a list parameter (`d.list`) for many rows, and read the outbox rows of a few agents through the
+   * state index instead, over every agent's open rows. A partial index so named also makes SQLite refuse a
+   * query that does not repeat the index's condition. PostgreSQL plans from statistics: nothing.
+   */
+  indexedBy(index: string): string;
   /** A timestamp of `rowsParam` (written by `rowTime`) as a value comparable with the DateTime columns. */
   timeOf(column: string): string;
   /** The text of `key` in a column of JSON object text (a button's payload), or null when it has none. */
@@ -128,6 +135,7 @@ export const SQLITE: Dialect = {
   timeOf: (column) => column,
   jsonText: (column, key) => `json_extract(${column}, '$.${key}')`,
   amongPicked: (column, select) => `${column} IN (${select})`,
+  indexedBy: (index) => ` INDEXED BY "${index}"`,
   laneLock: null,
   directoryLock: null,
   noNestedLoops: null,
@@ -146,6 +154,7 @@ export const POSTGRES: Dialect = {
   timeOf: (column) => `(${column}::timestamptz AT TIME ZONE 'UTC')`,
   jsonText: (column, key) => `(${column}::jsonb ->> '${key}')`,
   amongPicked: (column, select) => `${column} = ANY(ARRAY(${select}))`,
+  indexedBy: () => "",
   laneLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140001)",
   directoryLock: "SELECT 1 AS locked FROM pg_advisory_xact_lock(7140002)",
   noNestedLoops: "SELECT set_config('enable_nestloop', 'off', true) AS setting",

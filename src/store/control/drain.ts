@@ -1,6 +1,8 @@
 import { type DrainStep, decideDrain } from "../../policy/drain";
-import { NOT_RUNNING, OUTBOX_UNFINISHED } from "../../policy/states";
-import type { Db } from "../connection/client";
+import { NOT_RUNNING, OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
+import type { Db, Store } from "../connection/client";
+import { rows, sqlText } from "../connection/sql";
+import { AGENT_INDEXED, agentOutbox } from "../outbox/agent-index";
 import { readControl, type StoredControl } from "./change";
 
 /**
@@ -10,6 +12,25 @@ import { readControl, type StoredControl } from "./change";
 function inFlightWhere(control: StoredControl, now: Date) {
   const owner = control.agentId ? { agentId: control.agentId } : { tenantId: control.tenantId };
   return { ...owner, state: { in: OUTBOX_UNFINISHED }, leaseExpiresAt: { gt: now } };
+}
+
+/** The same rows counted, as `inFlightWhere` picks them. */
+const countInFlight = (owner: "agentId" | "tenantId") =>
+  sqlText(
+    (d) => `SELECT COUNT(*) AS "n" FROM ${owner === "agentId" ? agentOutbox(d) : `"OutboxItem"`}
+  WHERE "${owner}" = ? AND "state" IN ${sqlList(OUTBOX_UNFINISHED)}${owner === "agentId" ? ` AND ${AGENT_INDEXED}` : ""}
+    AND "leaseExpiresAt" > ${d.time}`,
+  );
+const inFlightOfAgent = countInFlight("agentId");
+const inFlightOfTenant = countInFlight("tenantId");
+
+async function inFlight(store: Store, control: StoredControl, now: Date): Promise<number> {
+  const [row] = await store.sql.read(function* (d) {
+    return control.agentId
+      ? yield* rows<{ n: unknown }>(inFlightOfAgent(d), control.agentId, now)
+      : yield* rows<{ n: unknown }>(inFlightOfTenant(d), control.tenantId, now);
+  });
+  return Number(row?.n ?? 0);
 }
 
 /** Where a drain stands, and the record after it (PAUSED when it completed). */
@@ -25,28 +46,28 @@ export interface SettledDrain {
  * between wins, and this does nothing. A caller that has just written the record passes it, and nothing is
  * read again unless another writer got in between.
  */
-export async function settleDrain(db: Db, scope: string, now: Date): Promise<DrainStep> {
-  return (await settleDrainOf(db, await readControl(db, scope), now)).step;
+export async function settleDrain(store: Store, scope: string, now: Date): Promise<DrainStep> {
+  return (await settleDrainOf(store, await readControl(store.db, scope), now)).step;
 }
 
-export async function settleDrainOf(db: Db, known: StoredControl | null, now: Date): Promise<SettledDrain> {
+export async function settleDrainOf(store: Store, known: StoredControl | null, now: Date): Promise<SettledDrain> {
   let control = known;
   // A raised hold moves the version under us; look again rather than leave the record DRAINING.
   for (let attempt = 1; ; attempt++) {
-    const settled = await settleOnce(db, control, now);
+    const settled = await settleOnce(store, control, now);
     if (settled !== "conflict") return settled;
     if (attempt >= 5 || !control) return { step: "wait", control };
-    control = await readControl(db, control.scope);
+    control = await readControl(store.db, control.scope);
   }
 }
 
-async function settleOnce(db: Db, control: StoredControl | null, now: Date): Promise<SettledDrain | "conflict"> {
+async function settleOnce(store: Store, control: StoredControl | null, now: Date): Promise<SettledDrain | "conflict"> {
   if (control?.state !== "DRAINING") return { step: "none", control };
-  const where = inFlightWhere(control, now);
-  const inFlight = await db.outboxItem.count({ where });
-  const step = decideDrain(control, control.drainDeadline, inFlight, now);
+  const step = decideDrain(control, control.drainDeadline, await inFlight(store, control, now), now);
   if (step !== "complete" && step !== "deadline") return { step, control };
-  return db
+  // Once per drain, at its end: Prisma's writes, by agent over the open rows of every agent (on SQLite).
+  const where = inFlightWhere(control, now);
+  return store.db
     .$transaction(async (tx) => {
       if (step === "deadline") {
         // A claimed but unsent item loses its lease, so its worker cannot dispatch it any more.

@@ -1,7 +1,7 @@
 import type { EscalationKind } from "../../policy/escalation";
 import { escalationItemKey } from "../../policy/ids";
 import { NOT_RUNNING, OUTBOX_UNDELIVERED } from "../../policy/states";
-import type { Db } from "../connection/client";
+import type { Store } from "../connection/client";
 import { countHeldWorkOf, type HeldCounts } from "../held/counts";
 
 /** Something that waits on a person now, whether or not it is stale yet. */
@@ -23,7 +23,8 @@ export interface Wait {
  * process ran is found at the first tick after start). Undelivered actions of a paused agent are its
  * paused wait, not deliveries of their own.
  */
-export async function listWaits(db: Db): Promise<Wait[]> {
+export async function listWaits(store: Store): Promise<Wait[]> {
+  const { db } = store;
   const [runs, controls, review, undelivered] = await Promise.all([
     db.run.findMany({ where: { state: "waiting" }, orderBy: { createdAt: "asc" } }),
     db.control.findMany({ where: { state: { in: NOT_RUNNING }, agentId: { not: null } } }),
@@ -39,7 +40,7 @@ export async function listWaits(db: Db): Promise<Wait[]> {
       select: { runId: true, version: true, createdAt: true },
     }),
     countHeldWorkOf(
-      db,
+      store,
       controls.map((c) => c.agentId!),
     ),
   ]);

@@ -1,7 +1,9 @@
 import { triggerKeyOf } from "../../policy/ids";
 import type { MisfirePolicy } from "../../policy/misfire";
-import { INBOX_WAITING, OUTBOX_UNDELIVERED } from "../../policy/states";
-import type { Db } from "../connection/client";
+import { INBOX_WAITING, OUTBOX_UNDELIVERED, sqlList } from "../../policy/states";
+import type { Db, Store } from "../connection/client";
+import { asDate, rows, sqlText } from "../connection/sql";
+import { AGENT_INDEXED, agentOutbox } from "../outbox/agent-index";
 
 /**
  * The counts of held work (design.md section 4), read from the durable rows: what a resume would release,
@@ -26,23 +28,31 @@ export interface HeldCounts {
 const heldPerTrigger = (db: Db, agentId: string) =>
   db.occurrence.groupBy({ by: ["triggerId"], where: { agentId, state: "HELD" }, _count: true });
 
-export async function countHeldWork(db: Db, agentId: string): Promise<HeldCounts> {
-  return (await countHeldWorkOf(db, [agentId])).get(agentId)!;
+export async function countHeldWork(store: Store, agentId: string): Promise<HeldCounts> {
+  return (await countHeldWorkOf(store, [agentId])).get(agentId)!;
 }
+
+/** Outbox rows that a resume would release or that wait for a person, per agent, state and attempts. */
+const heldOutboxOf = sqlText(
+  (d) => `SELECT "agentId", "state", "attempts", COUNT(*) AS "n" FROM ${agentOutbox(d)}
+  WHERE "agentId" IN ${d.list} AND "state" IN ('PLANNED', 'NEEDS_REVIEW') AND ${AGENT_INDEXED}
+  GROUP BY "agentId", "state", "attempts"`,
+);
 
 /**
  * The held counts of many agents in three reads, whatever their number (a page of the agents list). An item
  * that was attempted and waits for its next attempt is counted as retrying: a pause did not hold it.
  */
-export async function countHeldWorkOf(db: Db, agentIds: readonly string[]): Promise<Map<string, HeldCounts>> {
+export async function countHeldWorkOf(store: Store, agentIds: readonly string[]): Promise<Map<string, HeldCounts>> {
+  const { db } = store;
   const agentId = { in: [...agentIds] };
   const [perTrigger, events, outbox] = await Promise.all([
     db.occurrence.groupBy({ by: ["agentId", "triggerId"], where: { agentId, state: "HELD" }, _count: true }),
     db.inboxEvent.groupBy({ by: ["agentId"], where: { agentId, state: { in: INBOX_WAITING } }, _count: true }),
-    db.outboxItem.groupBy({
-      by: ["agentId", "state", "attempts"],
-      where: { agentId, state: { in: ["PLANNED", "NEEDS_REVIEW"] } },
-      _count: true,
+    store.sql.read(function* (d) {
+      return yield* rows<{ agentId: string; state: string; attempts: unknown; n: unknown }>(heldOutboxOf(d), [
+        ...agentIds,
+      ]);
     }),
   ]);
   const counts = new Map(agentIds.map((id) => [id, noneHeld()]));
@@ -54,9 +64,10 @@ export async function countHeldWorkOf(db: Db, agentIds: readonly string[]): Prom
   for (const row of events) counts.get(row.agentId)!.inboundEvents = row._count;
   for (const row of outbox) {
     const held = counts.get(row.agentId)!;
-    if (row.state !== "PLANNED") held.needsReview += row._count;
-    else if (row.attempts > 0) held.retrying += row._count;
-    else held.outboxActions += row._count;
+    const n = Number(row.n);
+    if (row.state !== "PLANNED") held.needsReview += n;
+    else if (Number(row.attempts) > 0) held.retrying += n;
+    else held.outboxActions += n;
   }
   return counts;
 }
@@ -91,15 +102,28 @@ export interface OldestWaits {
   undelivered: { id: string; destination: string; state: string; since: Date } | null;
 }
 
+const oldestUndelivered = sqlText(
+  (d) => `SELECT "id", "destination", "state", "createdAt" FROM ${agentOutbox(d)}
+  WHERE "agentId" = ? AND "state" IN ${sqlList(OUTBOX_UNDELIVERED)} AND ${AGENT_INDEXED}
+  ORDER BY "createdAt" LIMIT 1`,
+);
+
 /** The agent's oldest waiting approval and its oldest undelivered outbox row. */
-export async function findOldestWaits(db: Db, agentId: string): Promise<OldestWaits> {
-  const [run, item] = await Promise.all([
-    db.run.findFirst({ where: { agentId, state: "waiting" }, orderBy: { createdAt: "asc" } }),
-    db.outboxItem.findFirst({ where: { agentId, state: { in: OUTBOX_UNDELIVERED } }, orderBy: { createdAt: "asc" } }),
+export async function findOldestWaits(store: Store, agentId: string): Promise<OldestWaits> {
+  const [run, [item]] = await Promise.all([
+    store.db.run.findFirst({ where: { agentId, state: "waiting" }, orderBy: { createdAt: "asc" } }),
+    store.sql.read(function* (d) {
+      return yield* rows<{ id: string; destination: string; state: string; createdAt: unknown }>(
+        oldestUndelivered(d),
+        agentId,
+      );
+    }),
   ]);
   return {
     approval: run ? { runId: run.id, operation: run.operation, since: run.createdAt } : null,
-    undelivered: item ? { id: item.id, destination: item.destination, state: item.state, since: item.createdAt } : null,
+    undelivered: item
+      ? { id: item.id, destination: item.destination, state: item.state, since: asDate(item.createdAt) }
+      : null,
   };
 }
 
@@ -116,7 +140,8 @@ export interface ReleaseCounts {
 export async function releaseCounts(db: Db, releaseId: string): Promise<ReleaseCounts | null> {
   const release = await db.release.findUnique({ where: { id: releaseId } });
   if (!release) return null;
-  const scope = release.agentId ? { agentId: release.agentId } : { tenantId: release.tenantId };
+  // By tenant always: the agent's index holds open rows only, and these rows may be sent already.
+  const scope = { tenantId: release.tenantId, ...(release.agentId ? { agentId: release.agentId } : {}) };
   const [events, actions] = await Promise.all([
     db.inboxEvent.count({ where: { releaseId } }),
     db.outboxItem.count({

@@ -1,6 +1,8 @@
 import { parseContract } from "../../policy/delivery";
 import { runName } from "../../policy/ids";
-import type { Db } from "../connection/client";
+import type { Db, Store } from "../connection/client";
+import { asDate, rows, sqlText } from "../connection/sql";
+import { AGENT_INDEXED, agentOutbox } from "../outbox/agent-index";
 
 // What the resume checklist reads of the held ledger (policy/resume-checklist.ts judges it): rows since the
 // pause, as the database holds them, whatever put them there.
@@ -26,13 +28,18 @@ export interface HeldActionRow {
   createdAt: Date;
 }
 
+const plannedActions = sqlText(
+  (d) => `SELECT "id", "runId", "destination", "contract", "createdAt" FROM ${agentOutbox(d)}
+  WHERE "agentId" = ? AND "kind" = 'action' AND "state" = 'PLANNED' AND ${AGENT_INDEXED}
+  ORDER BY "createdAt"`,
+);
+
 /** The agent's approved actions that wait to be sent (the outbox row is written at the approval). */
-export async function heldActions(db: Db, agentId: string): Promise<HeldActionRow[]> {
-  return db.outboxItem.findMany({
-    where: { agentId, kind: "action", state: "PLANNED" },
-    select: { id: true, runId: true, destination: true, contract: true, createdAt: true },
-    orderBy: { createdAt: "asc" },
+export async function heldActions(store: Store, agentId: string): Promise<HeldActionRow[]> {
+  const found = await store.sql.read(function* (d) {
+    return yield* rows<Omit<HeldActionRow, "createdAt"> & { createdAt: unknown }>(plannedActions(d), agentId);
   });
+  return found.map((row) => ({ ...row, createdAt: asDate(row.createdAt) }));
 }
 
 /** The events that arrived during the pause: how many still wait, and which were already delivered. */

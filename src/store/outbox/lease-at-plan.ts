@@ -3,6 +3,7 @@ import { laneOf } from "../../policy/ids";
 import { ownedLeaseToken } from "../../policy/maintenance";
 import { OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import { type Dialect, rows, type Step, sqlText } from "../connection/sql";
+import { AGENT_INDEXED, agentOutbox } from "./agent-index";
 import { type DispatchedAtOnce, insertOutboxRows, type NewOutboxRow } from "./insert";
 import { type Claim, plannedItem } from "./types";
 
@@ -37,8 +38,8 @@ export function* lockLanes(d: Dialect): Step<void> {
 
 /** Lanes of these agents with a delivery planned or in flight: a fresh one there waits its turn. */
 const BUSY_LANES = sqlText(
-  (d) => `SELECT DISTINCT "agentId", "destination" FROM "OutboxItem"
-  WHERE "agentId" IN ${d.list} AND "state" IN ${sqlList(OUTBOX_UNFINISHED)}`,
+  (d) => `SELECT DISTINCT "agentId", "destination" FROM ${agentOutbox(d)}
+  WHERE "agentId" IN ${d.list} AND "state" IN ${sqlList(OUTBOX_UNFINISHED)} AND ${AGENT_INDEXED}`,
 );
 
 /** Planned rows of one step, some of them leased as they are inserted. */

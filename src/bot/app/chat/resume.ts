@@ -104,7 +104,7 @@ export async function cancelResumeCard(ctx: HandlerContext, cancel: StoredButton
 export async function heldShown(ctx: HandlerContext, button: StoredButton, agent: KnownAgent): Promise<HeldToRelease> {
   const held = button.payload.held as HeldToRelease | undefined;
   if (held) return held;
-  const now = await countHeldWork(ctx.store.db, agent.id);
+  const now = await countHeldWork(ctx.store, agent.id);
   return { occurrences: now.occurrences, events: now.inboundEvents, actions: now.outboxActions };
 }
 

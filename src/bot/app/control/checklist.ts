@@ -54,7 +54,7 @@ export async function runChecklist(ctx: HandlerContext, subject: ChecklistSubjec
     lastCheckpointOf(db, agent.id),
     listTriggers(db, agent.id),
     dueTimesSince(db, agent.id, pausedAt),
-    heldActions(db, agent.id),
+    heldActions(ctx.store, agent.id),
     inboundSince(db, agent.id, pausedAt),
     countRevokedTokens(db, agent.id, pausedAt),
   ]);

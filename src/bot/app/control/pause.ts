@@ -61,7 +61,7 @@ export async function pauseAgent(ctx: HandlerContext, command: PauseCommand): Pr
   const outcome = changed.result;
   let control = changed.control;
   // Nothing in flight: the pause completes at once and the answer already reads PAUSED.
-  if (outcome !== "kept") control = (await settleDrainOf(db, control, ctx.now())).control ?? control;
+  if (outcome !== "kept") control = (await settleDrainOf(ctx.store, control, ctx.now())).control ?? control;
   if (outcome !== "kept") ctx.events.emit("control.changed", scope);
   ctx.log.info({ agent: agent.id, actor: user.id, outcome, holdLevel: control.holdLevel }, "pause");
   const known = { id: user.id, name: user.name };

@@ -67,7 +67,7 @@ export async function resumePreflight(ctx: HandlerContext, command: PreflightCom
   // shows its rows in both reads, never in neither (the count errs high for a moment, never low).
   const triggers = await listTriggers(db, agent.id);
   const [held, byPolicy, checklist] = await Promise.all([
-    countHeldWork(db, agent.id),
+    countHeldWork(ctx.store, agent.id),
     heldByPolicy(db, agent.id),
     runChecklist(ctx, { agent, control: current, resumer: base.resumer }),
   ]);

@@ -21,8 +21,8 @@ export async function agentStatus(ctx: HandlerContext, agent: KnownAgent): Promi
   const [control, tenant, held, oldest] = await Promise.all([
     readControl(db, agentScope(agent.id)),
     readControl(db, tenantScope(agent.tenantId)),
-    countHeldWork(db, agent.id),
-    findOldestWaits(db, agent.id),
+    countHeldWork(ctx.store, agent.id),
+    findOldestWaits(ctx.store, agent.id),
   ]);
   const view = await controlView(db, agent, control!, tenant);
   return {

@@ -54,7 +54,7 @@ export async function pauseTenant(
   const kind = changed.result;
   let control = changed.control;
   if (kind === "paused" || kind === "raised")
-    control = (await settleDrainOf(ctx.store.db, control, ctx.now())).control ?? control;
+    control = (await settleDrainOf(ctx.store, control, ctx.now())).control ?? control;
   if (kind === "paused" || kind === "raised") ctx.events.emit("control.changed", scope);
   return { kind, control };
 }

@@ -66,7 +66,7 @@ export async function itemFacts(store: Store, item: Item, agent: KnownAgent): Pr
     case "paused": {
       const control = await readControl(db, agentScope(agent.id));
       if (!control) return null;
-      const held = await countHeldWork(db, agent.id);
+      const held = await countHeldWork(store, agent.id);
       const waitingRuns = await countWaitingRuns(db, agent.id);
       const principal = await principalOf(store, agent);
       return { kind: "paused", agent: agent.name, reason: control.reason, principal, waitingRuns, held };

@@ -60,7 +60,7 @@ export function createEscalationMonitor<C>(ctx: HandlerContext, deps: PingDeps<C
     await recordMonitorTick(ctx.store, ctx.now());
     const agents = new Map<string, Promise<KnownAgent | null>>();
     const agentOf = (id: string) => agents.get(id) ?? agents.set(id, findAgentById(db, id)).get(id)!;
-    const waits = await listWaits(db);
+    const waits = await listWaits(ctx.store);
     const byKey = new Map(waits.map((w) => [w.itemKey, w]));
     const live: StoredEscalation[] = [];
     for (const escalation of await listActiveEscalations(db)) {

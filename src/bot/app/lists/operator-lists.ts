@@ -114,7 +114,7 @@ export async function listAgents(
   const ids = found.items.map((agent) => agent.id);
   const [controls, held] = await Promise.all([
     readControls(ctx.store, [tenantScope(user.tenantId), ...ids.map(agentScope)]),
-    countHeldWorkOf(db, ids),
+    countHeldWorkOf(ctx.store, ids),
   ]);
   const setters = [...controls.values()].flatMap((c) => (c.setBy ? [c.setBy] : []));
   const names = await userNames(ctx.store, [...new Set(setters)]);
