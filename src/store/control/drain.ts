@@ -1,7 +1,7 @@
 import { type DrainStep, decideDrain } from "../../policy/drain";
 import { NOT_RUNNING, OUTBOX_UNFINISHED, sqlList } from "../../policy/states";
 import type { Db, Store } from "../connection/client";
-import { rows, sqlText } from "../connection/sql";
+import { type Dialect, rows, sqlText } from "../connection/sql";
 import { AGENT_INDEXED, agentOutbox } from "../outbox/agent-index";
 import { readControl, type StoredControl } from "./change";
 
@@ -14,15 +14,14 @@ function inFlightWhere(control: StoredControl, now: Date) {
   return { ...owner, state: { in: OUTBOX_UNFINISHED }, leaseExpiresAt: { gt: now } };
 }
 
-/** The same rows counted, as `inFlightWhere` picks them. */
-const countInFlight = (owner: "agentId" | "tenantId") =>
-  sqlText(
-    (d) => `SELECT COUNT(*) AS "n" FROM ${owner === "agentId" ? agentOutbox(d) : `"OutboxItem"`}
-  WHERE "${owner}" = ? AND "state" IN ${sqlList(OUTBOX_UNFINISHED)}${owner === "agentId" ? ` AND ${AGENT_INDEXED}` : ""}
-    AND "leaseExpiresAt" > ${d.time}`,
-  );
-const inFlightOfAgent = countInFlight("agentId");
-const inFlightOfTenant = countInFlight("tenantId");
+/** The same rows counted, as `inFlightWhere` picks them: an agent's through its index of open rows. */
+const IN_FLIGHT = (d: Dialect) => `"state" IN ${sqlList(OUTBOX_UNFINISHED)} AND "leaseExpiresAt" > ${d.time}`;
+const inFlightOfAgent = sqlText(
+  (d) => `SELECT COUNT(*) AS "n" FROM ${agentOutbox(d)} WHERE "agentId" = ? AND ${IN_FLIGHT(d)} AND ${AGENT_INDEXED}`,
+);
+const inFlightOfTenant = sqlText(
+  (d) => `SELECT COUNT(*) AS "n" FROM "OutboxItem" WHERE "tenantId" = ? AND ${IN_FLIGHT(d)}`,
+);
 
 async function inFlight(store: Store, control: StoredControl, now: Date): Promise<number> {
   const [row] = await store.sql.read(function* (d) {
@@ -65,7 +64,8 @@ async function settleOnce(store: Store, control: StoredControl | null, now: Date
   if (control?.state !== "DRAINING") return { step: "none", control };
   const step = decideDrain(control, control.drainDeadline, await inFlight(store, control, now), now);
   if (step !== "complete" && step !== "deadline") return { step, control };
-  // Once per drain, at its end: Prisma's writes, by agent over the open rows of every agent (on SQLite).
+  // The writes at a drain's end stay Prisma's: they run once per drain (on SQLite an agent's go through the
+  // state index, over every agent's open rows).
   const where = inFlightWhere(control, now);
   return store.db
     .$transaction(async (tx) => {
