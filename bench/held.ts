@@ -411,9 +411,11 @@ export async function runHeldBench(options: HeldBenchOptions): Promise<HeldBench
     const applied = await receiver.applied();
     const lost = expected.filter((k) => !applied.has(k)).length;
     const duplicates = [...applied.values()].filter((n) => n > 1).length;
+    // The bot first: its tick workers may be running the triggers' own scheduled ticks, whose jobs an
+    // obliterate would pull from under them ("Missing key for job ... moveToFinished").
+    await runtime.stop();
     await ticks.obliterate({ force: true });
     await ticks.close();
-    await runtime.stop();
     const mean = (cpus: ItemCpu[]): ItemCpu => ({
       node: average(cpus.map((c) => c.node)),
       redis: average(cpus.map((c) => c.redis)),

@@ -126,9 +126,11 @@ async function releaseRounds(database: string, rounds: number) {
         .map((r) => r.toFixed(2))
         .join(", ")}; duplicates ${duplicates}`,
     );
+    // The bot first: its tick workers may be running the triggers' own scheduled ticks, whose jobs an
+    // obliterate would pull from under them ("Missing key for job ... moveToFinished").
+    await runtime.stop();
     await ticks.obliterate({ force: true });
     await ticks.close();
-    await runtime.stop();
   } finally {
     await receiver.close();
     await store.close();
